@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: GPL-2.0
+# pidmap: a patch series for Debian's linux-source-6.12, tested in QEMU.
+# Every target is a script in scripts/; 'make help' lists them.
+#
+# WORK=dir   where the kernel trees, builds and logs live
+#            (default: $XDG_CACHE_HOME/pidmap or ~/.cache/pidmap)
+# JOBS=n     parallel build jobs (default: nproc)
+# T=glob     kselftest programs to run (e.g. T='session/*')
+
+SHELL := /bin/bash
+S := scripts
+
+.PHONY: all check check-kcsan kunit kselftest checkpatch bench deps base tree series boot clean help
+
+all:                      ## the main job: apply series/, run KUnit (default variant) in QEMU
+	@$(S)/check.sh kunit-default
+
+check:                    ## every test: checkpatch, KUnit (default, debug), kselftests in QEMU
+	@$(S)/check.sh checkpatch kunit-default kunit-debug kselftest-default
+
+check-kcsan:              ## KUnit under the data race detector (kunit/kcsan.config)
+	@$(S)/check.sh kunit-kcsan
+
+bench:                    ## pidmap against the IDR path, side by side (not a test)
+	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-tree.sh && $(S)/bench.sh
+
+kunit:                    ## only KUnit, default variant (FILTER='suite.case' narrows it)
+	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-tree.sh && $(S)/kunit.sh default $(FILTER)
+
+kselftest:                ## only the kselftests, on the kernel 'make kunit' built
+	@$(S)/check-tree.sh && $(S)/kselftest.sh default
+
+checkpatch:               ## only checkpatch --strict on series/
+	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-tree.sh && $(S)/checkpatch.sh
+
+deps:                     ## install the Debian packages the pipeline needs
+	@$(S)/deps.sh
+
+base:                     ## record the pristine Debian tree as a base commit
+	@$(S)/deps.sh && $(S)/base.sh
+
+tree:                     ## prepare or refresh the editing tree (base + series/)
+	@$(S)/deps.sh && $(S)/base.sh && $(S)/tree.sh
+
+series:                   ## export the editing tree's commits into series/
+	@$(S)/series.sh
+
+boot:                     ## boot the patched kernel to a busybox shell
+	@$(S)/boot.sh default
+
+clean:                    ## remove builds and logs (keeps the trees and ccache)
+	@. $(S)/lib.sh && rm -rf "$$BUILD" "$$RESULTS" "$$WORK/check.stamp" && \
+		echo "removed $$BUILD and $$RESULTS"
+
+help:                     ## this list
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | \
+		sed -E 's/^([a-z-]+):.*## /  make \1\t/' | expand -t 20
+	@. $(S)/lib.sh && echo "  work directory: $$WORK"

@@ -1,0 +1,2695 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sessions, process groups and the interfaces that walk them.
+ *
+ * This file pins the syscall-level behaviour of Linux 6.12 for
+ *   - setsid(), setpgid(), getsid(), getpgid();
+ *   - kill(-pgrp), killpg() and kill(0, sig);
+ *   - setpriority()/getpriority() with PRIO_PROCESS, PRIO_PGRP and
+ *     PRIO_USER, down to single threads and unprivileged callers;
+ *   - ioprio_set()/ioprio_get() with IOPRIO_WHO_PGRP and IOPRIO_WHO_USER;
+ *   - controlling terminals on a pty: TIOCSCTTY, TIOCNOTTY, TIOCGSID,
+ *     tcsetpgrp()/tcgetpgrp() and the SIGHUP sent to the foreground
+ *     group when the session leader exits;
+ *   - SIGHUP + SIGCONT for a newly orphaned process group that has a
+ *     stopped member;
+ *   - F_SETOWN(-pgrp) + O_ASYNC delivering SIGIO to a process group.
+ *
+ * Every one of them resolves a pid, a process group or a session number,
+ * or walks the tasks attached to one (or all threads of one user), so this
+ * is the regression net for changes to PID allocation and lookup and to
+ * the per-user thread lists.  Values, errnos, si_code and si_pid are
+ * checked exactly.  Where 6.12 does something surprising the test pins it
+ * with a comment naming the code responsible.
+ *
+ * Each test body runs in a process group of its own and is a child
+ * subreaper.  Helper processes talk to it over pipes, record the signals
+ * they receive (number, si_code, si_pid, in the order handled), die with
+ * their parent (PR_SET_PDEATHSIG) or after CHILD_ALARM seconds at the
+ * latest, and are killed and reaped by the fixture teardown.  Every wait
+ * is bounded by TIMEOUT_MS.
+ *
+ * Most tests need root (CAP_SETUID, CAP_SYS_NICE, CAP_SYS_ADMIN) and a
+ * devpts instance behind /dev/ptmx; they skip without them.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <linux/ioprio.h>
+
+#include "kselftest_harness.h"
+
+#define UID_A		4242	/* unprivileged owners of helper processes */
+#define UID_B		4343
+#define UID_NONE	4545	/* no process ever runs with this uid */
+#define TIMEOUT_MS	5000	/* bound for every wait of a test */
+#define CHILD_ALARM	20	/* helpers are SIGALRMed after this (s) */
+#define PAUSE_ARG	"--session-test-pause"
+
+/* Fields of /proc/<pid>/stat, numbered as in proc(5). */
+enum {
+	STAT_STATE	= 3,
+	STAT_PPID	= 4,
+	STAT_PGRP	= 5,
+	STAT_SESSION	= 6,
+	STAT_TTY_NR	= 7,
+	STAT_TPGID	= 8,
+	STAT_NICE	= 19,
+};
+
+/* ------------------------------------------------------------------ */
+/* Small utilities                                                     */
+/* ------------------------------------------------------------------ */
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* Read exactly @len bytes within @timeout_ms; 0 or a negative errno. */
+static int read_full(int fd, void *buf, size_t len, int timeout_ms)
+{
+	long long deadline = now_ms() + timeout_ms;
+	char *p = buf;
+
+	while (len) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		long long left = deadline - now_ms();
+		ssize_t n;
+
+		if (left <= 0)
+			return -ETIMEDOUT;
+		n = poll(&pfd, 1, left);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ETIMEDOUT;
+		n = read(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EPIPE;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int write_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/*
+ * Field @field of /proc/<pid>/stat, or of /proc/<pid>/task/<tid>/stat if
+ * @tid is set, or of /proc/self/stat if both are 0.  The state field is
+ * returned as its character.  LONG_MIN if it cannot be read.
+ */
+static long proc_stat(pid_t pid, pid_t tid, int field)
+{
+	char path[64], buf[1024], *p;
+	ssize_t n;
+	int fd, i;
+
+	if (tid)
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	else if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/stat");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return LONG_MIN;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return LONG_MIN;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (!p || field < STAT_STATE)
+		return LONG_MIN;
+	p += 2;
+	for (i = STAT_STATE; i < field; i++) {
+		p = strchr(p, ' ');
+		if (!p)
+			return LONG_MIN;
+		p++;
+	}
+	if (field == STAT_STATE)
+		return *p;
+	return strtol(p, NULL, 10);
+}
+
+/* The thread ids of @pid, at most @max of them; returns how many. */
+static int list_tids(pid_t pid, pid_t *tids, int max)
+{
+	struct dirent *e;
+	char path[64];
+	int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (n < max)
+			tids[n] = atoi(e->d_name);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* Some thread of @pid that is not its thread-group leader, or -1. */
+static pid_t other_tid(pid_t pid)
+{
+	pid_t tids[16];
+	int i, n = list_tids(pid, tids, 16);
+
+	for (i = 0; i < n && i < 16; i++)
+		if (tids[i] != pid)
+			return tids[i];
+	return -1;
+}
+
+/* A pid that no task uses: a child's, once it has been reaped. */
+static pid_t unused_pid(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	if (pid < 0 || waitpid(pid, NULL, 0) != pid)
+		return -1;
+	return pid;
+}
+
+/* Bounded waitpid(): exit status, 128 + signal, or -1 on timeout. */
+static int wait_exit(pid_t pid)
+{
+	long long deadline = now_ms() + TIMEOUT_MS;
+	int status;
+
+	do {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) :
+						   128 + WTERMSIG(status);
+		if (r < 0)
+			return -1;
+		usleep(5000);
+	} while (now_ms() < deadline);
+	return -1;
+}
+
+/* Bounded wait until the child @pid is stopped. */
+static int wait_stopped(pid_t pid)
+{
+	long long deadline = now_ms() + TIMEOUT_MS;
+	int status;
+
+	do {
+		pid_t r = waitpid(pid, &status, WNOHANG | WUNTRACED);
+
+		if (r == pid)
+			return WIFSTOPPED(status) ? 0 : -1;
+		if (r < 0)
+			return -1;
+		usleep(5000);
+	} while (now_ms() < deadline);
+	return -1;
+}
+
+static long sys_getpriority(int which, int who)
+{
+	return syscall(SYS_getpriority, which, who);
+}
+
+static int sys_ioprio_set(int which, int who, int ioprio)
+{
+	return syscall(SYS_ioprio_set, which, who, ioprio);
+}
+
+static int sys_ioprio_get(int which, int who)
+{
+	return syscall(SYS_ioprio_get, which, who);
+}
+
+/* ------------------------------------------------------------------ */
+/* Signal recording                                                    */
+/* ------------------------------------------------------------------ */
+
+#define REC_MAX 8
+
+struct sigrec {
+	int n;
+	int sig[REC_MAX];
+	int code[REC_MAX];
+	int pid[REC_MAX];
+};
+
+static struct sigrec rec;
+
+static const int rec_signals[] = { SIGHUP, SIGUSR1, SIGUSR2, SIGCONT, SIGIO };
+
+static void rec_handler(int sig, siginfo_t *si, void *uc)
+{
+	int i = rec.n;
+
+	if (i < REC_MAX) {
+		rec.sig[i] = sig;
+		rec.code[i] = si->si_code;
+		rec.pid[i] = si->si_pid;
+	}
+	rec.n = i + 1;
+}
+
+static int rec_install(void)
+{
+	struct sigaction sa = {
+		.sa_sigaction = rec_handler,
+		.sa_flags = SA_SIGINFO | SA_RESTART,
+	};
+	size_t i;
+
+	memset(&rec, 0, sizeof(rec));
+	/*
+	 * All signals are blocked while a handler runs, so handlers never
+	 * nest and the record shows the order the kernel dequeued them in.
+	 */
+	sigfillset(&sa.sa_mask);
+	for (i = 0; i < ARRAY_SIZE(rec_signals); i++)
+		if (sigaction(rec_signals[i], &sa, NULL))
+			return -1;
+	return 0;
+}
+
+static void rec_snapshot(struct sigrec *r)
+{
+	sigset_t all, old;
+
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	memcpy(r, &rec, sizeof(*r));
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Helper processes                                                    */
+/* ------------------------------------------------------------------ */
+
+/* Checks in helper processes: report and exit with status 1. */
+#define CHECK(cond) do {						\
+	if (!(cond)) {							\
+		fprintf(stderr, "# child %d: %s:%d: CHECK(%s) failed, "	\
+			"errno %d (%s)\n", getpid(), __func__,		\
+			__LINE__, #cond, errno, strerror(errno));	\
+		_exit(1);						\
+	}								\
+} while (0)
+
+#define CHECK_ERR(expr, err) do {					\
+	long __ret;							\
+	errno = 0;							\
+	__ret = (long)(expr);						\
+	if (__ret != -1 || errno != (err)) {				\
+		fprintf(stderr, "# child %d: %s:%d: %s = %ld, errno %d "\
+			"(%s), expected -1 and errno %d (%s)\n",	\
+			getpid(), __func__, __LINE__, #expr, __ret,	\
+			errno, strerror(errno), (err),			\
+			strerror(err));					\
+		_exit(1);						\
+	}								\
+} while (0)
+
+/* The same in the test body. */
+#define ASSERT_ERRNO(err, expr) do {					\
+	long __r;							\
+	errno = 0;							\
+	__r = (long)(expr);						\
+	ASSERT_EQ(-1, __r) TH_LOG("%s did not fail", #expr);		\
+	ASSERT_EQ((err), errno) TH_LOG("%s: %s", #expr, strerror(errno)); \
+} while (0)
+
+struct child {
+	/* set by the test between child_init() and child_start() */
+	int pgid;		/* -1: stay, 0: new group, >0: join it */
+	bool new_session;	/* setsid() */
+	uid_t uid;		/* non-zero: drop to this uid and gid */
+	int nthreads;		/* extra threads, all signals blocked */
+	bool no_pdeathsig;	/* the parent is going to exit on purpose */
+	bool stop;		/* SIGSTOP itself after reporting ready */
+	int (*fn)(struct child *c);	/* instead of the command loop */
+	void *data;
+	long arg;
+	/* filled in by child_init(), child_start() and child_ready() */
+	pid_t pid;
+	pid_t parent;
+	int cmd[2];		/* commands, parent -> child */
+	int rep[2];		/* replies, child -> parent */
+};
+
+/* Child side of the pipes. */
+static void child_put(struct child *c, const void *buf, size_t len)
+{
+	if (write_full(c->rep[1], buf, len))
+		_exit(5);
+}
+
+static void child_put_int(struct child *c, int v)
+{
+	child_put(c, &v, sizeof(v));
+}
+
+static char child_get_cmd(struct child *c)
+{
+	char cmd;
+
+	if (read_full(c->cmd[0], &cmd, 1, CHILD_ALARM * 1000))
+		_exit(4);
+	return cmd;
+}
+
+static void *idle_thread(void *arg)
+{
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static void drop_privs(uid_t uid, pid_t parent, bool pdeathsig)
+{
+	struct rlimit rl = { 0, 0 };
+
+	/* With RLIMIT_NICE 0 an unprivileged task may not lower its nice. */
+	CHECK(setrlimit(RLIMIT_NICE, &rl) == 0);
+	CHECK(setgroups(0, NULL) == 0);
+	CHECK(setresgid(uid, uid, uid) == 0);
+	CHECK(setresuid(uid, uid, uid) == 0);
+	/* A credential change clears the parent-death signal. */
+	if (pdeathsig) {
+		CHECK(prctl(PR_SET_PDEATHSIG, SIGKILL) == 0);
+		CHECK(getppid() == parent);
+	}
+}
+
+static void __attribute__((noreturn)) child_main(struct child *c)
+{
+	sigset_t set;
+	int i;
+
+	close(c->cmd[1]);
+	close(c->rep[0]);
+	if (!c->no_pdeathsig) {
+		CHECK(prctl(PR_SET_PDEATHSIG, SIGKILL) == 0);
+		CHECK(getppid() == c->parent);
+	}
+	alarm(CHILD_ALARM);
+	CHECK(rec_install() == 0);
+	sigemptyset(&set);
+	CHECK(sigprocmask(SIG_SETMASK, &set, NULL) == 0);
+	if (c->new_session)
+		CHECK(setsid() == getpid());
+	if (c->pgid >= 0)
+		CHECK(setpgid(0, c->pgid) == 0);
+	if (c->uid)
+		drop_privs(c->uid, c->parent, !c->no_pdeathsig);
+	/* Extra threads block everything: signals go to the main thread. */
+	sigfillset(&set);
+	CHECK(sigprocmask(SIG_SETMASK, &set, NULL) == 0);
+	for (i = 0; i < c->nthreads; i++) {
+		pthread_t t;
+
+		CHECK(pthread_create(&t, NULL, idle_thread, NULL) == 0);
+	}
+	sigemptyset(&set);
+	CHECK(sigprocmask(SIG_SETMASK, &set, NULL) == 0);
+
+	child_put_int(c, getpid());		/* ready */
+	if (c->stop)
+		kill(getpid(), SIGSTOP);
+	if (c->fn)
+		_exit(c->fn(c));
+
+	for (;;) {
+		struct sigrec r;
+
+		switch (child_get_cmd(c)) {
+		case 'q':			/* signals received so far */
+			rec_snapshot(&r);
+			child_put(c, &r, sizeof(r));
+			break;
+		case 'p':			/* re-arm pdeathsig, get ppid */
+			CHECK(prctl(PR_SET_PDEATHSIG, SIGKILL) == 0);
+			child_put_int(c, getppid());
+			break;
+		case 'x':
+			_exit(0);
+		default:
+			_exit(3);
+		}
+	}
+}
+
+/* Parent side. */
+static int child_init(struct child *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->pgid = -1;
+	c->pid = -1;
+	if (pipe2(c->cmd, O_CLOEXEC))
+		return -1;
+	return pipe2(c->rep, O_CLOEXEC);
+}
+
+/* Close our copies of the child's pipe ends, once it has been forked. */
+static void child_forget_ends(struct child *c)
+{
+	close(c->cmd[0]);
+	close(c->rep[1]);
+	c->cmd[0] = c->rep[1] = -1;
+}
+
+static pid_t child_start(struct child *c)
+{
+	pid_t pid;
+
+	c->parent = getpid();
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		child_main(c);
+	c->pid = pid;
+	child_forget_ends(c);
+	/* The shell idiom: set the group from both sides, no race. */
+	if (c->pgid >= 0 && !c->new_session)
+		setpgid(pid, c->pgid);
+	return pid;
+}
+
+static int child_send_cmd(struct child *c, char cmd)
+{
+	return write_full(c->cmd[1], &cmd, 1);
+}
+
+static int child_recv(struct child *c, void *buf, size_t len)
+{
+	return read_full(c->rep[0], buf, len, TIMEOUT_MS);
+}
+
+/* Wait for the "ready" message, which carries the child's pid. */
+static int child_ready(struct child *c)
+{
+	int pid;
+
+	if (child_recv(c, &pid, sizeof(pid)))
+		return -1;
+	if (c->pid > 0 && pid != c->pid)
+		return -1;
+	c->pid = pid;
+	return 0;
+}
+
+static int child_query(struct child *c, struct sigrec *r)
+{
+	if (child_send_cmd(c, 'q'))
+		return -1;
+	return child_recv(c, r, sizeof(*r));
+}
+
+#define START(c) do {							\
+	ASSERT_LT(0, child_start(c));					\
+	ASSERT_EQ(0, child_ready(c));					\
+} while (0)
+
+#define ASSERT_REPLY(c, expected) do {					\
+	int __reply = INT_MIN;						\
+	ASSERT_EQ(0, child_recv((c), &__reply, sizeof(__reply)))	\
+		TH_LOG("no reply from child %d", (c)->pid);		\
+	ASSERT_EQ((expected), __reply);					\
+} while (0)
+
+#define SEND(c, cmd) ASSERT_EQ(0, child_send_cmd((c), (cmd)))
+
+/* Ask a command-loop child to exit, or let a fn child finish. */
+#define FINISH(c) do {							\
+	SEND((c), 'x');							\
+	ASSERT_EQ(0, wait_exit((c)->pid));				\
+} while (0)
+
+#define REQUIRE_ROOT() do {						\
+	if (geteuid())							\
+		SKIP(return, "needs root");				\
+} while (0)
+
+static void check_rec(struct __test_metadata *_metadata, const char *who,
+		      const struct sigrec *r, int n, int sig0, int sig1,
+		      int code, pid_t from)
+{
+	int sigs[2] = { sig0, sig1 };
+	int i;
+
+	if (r->n != n)
+		for (i = 0; i < r->n && i < REC_MAX; i++)
+			TH_LOG("%s got signal %d, si_code %d, si_pid %d",
+			       who, r->sig[i], r->code[i], r->pid[i]);
+	ASSERT_EQ(n, r->n) TH_LOG("%s: number of signals", who);
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(sigs[i], r->sig[i]) TH_LOG("%s: signal #%d", who, i);
+		EXPECT_EQ(code, r->code[i])
+			TH_LOG("%s: si_code of signal %d", who, r->sig[i]);
+		EXPECT_EQ(from, r->pid[i])
+			TH_LOG("%s: si_pid of signal %d", who, r->sig[i]);
+	}
+}
+
+static void expect_rec(struct __test_metadata *_metadata, const char *who,
+		       struct child *c, int n, int sig0, int sig1, int code,
+		       pid_t from)
+{
+	struct sigrec r;
+
+	ASSERT_EQ(0, child_query(c, &r)) TH_LOG("%s does not answer", who);
+	check_rec(_metadata, who, &r, n, sig0, sig1, code, from);
+}
+
+#define EXPECT_NICE(pid, tid, nice) do {				\
+	errno = 0;							\
+	EXPECT_EQ((nice), getpriority(PRIO_PROCESS, (tid)))		\
+		TH_LOG("getpriority(tid %d): %s", (tid), strerror(errno)); \
+	EXPECT_EQ((nice), proc_stat((pid), (tid), STAT_NICE))		\
+		TH_LOG("nice of tid %d in /proc", (tid));		\
+} while (0)
+
+/* Every thread of @pid has nice value @nice. */
+static void expect_nice(struct __test_metadata *_metadata, pid_t pid,
+			int nice)
+{
+	pid_t tids[16];
+	int i, n = list_tids(pid, tids, 16);
+
+	ASSERT_LT(0, n);
+	for (i = 0; i < n && i < 16; i++)
+		EXPECT_NICE(pid, tids[i], nice);
+}
+
+/* Every thread of @pid has I/O priority @ioprio (as set, i.e. raw). */
+static void expect_ioprio(struct __test_metadata *_metadata, pid_t pid,
+			  int ioprio)
+{
+	pid_t tids[16];
+	int i, n = list_tids(pid, tids, 16);
+
+	ASSERT_LT(0, n);
+	for (i = 0; i < n && i < 16; i++)
+		EXPECT_EQ(ioprio, sys_ioprio_get(IOPRIO_WHO_PROCESS, tids[i]))
+			TH_LOG("ioprio of tid %d", tids[i]);
+}
+
+/* A child for a few lines of code, without the pipe protocol. */
+static pid_t fork_child(void)
+{
+	pid_t parent = getpid();
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(1);
+		alarm(CHILD_ALARM);
+	}
+	return pid;
+}
+
+/* SIGKILL and reap every child, including adopted orphans. */
+static void kill_children(void)
+{
+	pid_t self = getpid();
+	struct dirent *e;
+	DIR *d = opendir("/proc");
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		pid_t pid = atoi(e->d_name);
+
+		if (pid > 0 && pid != self &&
+		    proc_stat(pid, 0, STAT_PPID) == self)
+			kill(pid, SIGKILL);
+	}
+	closedir(d);
+}
+
+static void reap_all(void)
+{
+	long long deadline = now_ms() + TIMEOUT_MS;
+
+	for (;;) {
+		pid_t pid;
+
+		kill_children();
+		while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
+			;
+		if (pid < 0 && errno == ECHILD)
+			return;
+		if (now_ms() > deadline)
+			return;
+		usleep(10000);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Terminal helpers                                                    */
+/* ------------------------------------------------------------------ */
+
+struct pty {
+	int master;
+	char name[64];
+};
+
+static int pty_open(struct pty *p)
+{
+	p->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (p->master < 0)
+		return -1;
+	if (grantpt(p->master) || unlockpt(p->master) ||
+	    ptsname_r(p->master, p->name, sizeof(p->name)))
+		return -1;
+	return 0;
+}
+
+#define OPEN_PTY(p) do {						\
+	if (pty_open(p))						\
+		SKIP(return, "no pty: %s", strerror(errno));		\
+} while (0)
+
+/* What a test hands to an intermediate helper. */
+struct ctx {
+	struct pty *pty, *pty2;
+	struct child *d, *e;
+};
+
+/* 0 if /dev/tty (the controlling tty) can be opened, else the errno. */
+static int devtty_errno(void)
+{
+	int fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+static int ctty_open(const char *name)
+{
+	int fd = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+	CHECK(fd >= 0);
+	CHECK(ioctl(fd, TIOCSCTTY, 0) == 0);
+	return fd;
+}
+
+static pid_t tiocgsid(int fd)
+{
+	pid_t sid;
+
+	if (ioctl(fd, TIOCGSID, &sid))
+		return -1;
+	return sid;
+}
+
+static pid_t tiocgpgrp(int fd)
+{
+	pid_t pgrp;
+
+	if (ioctl(fd, TIOCGPGRP, &pgrp))
+		return -1;
+	return pgrp;
+}
+
+/* The tty_nr of /proc/<pid>/stat for the tty behind @fd. */
+static long tty_nr_of(int fd)
+{
+	struct stat st;
+	unsigned int maj, min;
+
+	if (fstat(fd, &st))
+		return -1;
+	maj = major(st.st_rdev);
+	min = minor(st.st_rdev);
+	return (min & 0xff) | (maj << 8) | ((min & ~0xffu) << 12);
+}
+
+/* ------------------------------------------------------------------ */
+/* The fixture: own process group, subreaper, clean teardown           */
+/* ------------------------------------------------------------------ */
+
+FIXTURE(session) {
+	int unused;
+};
+
+FIXTURE_SETUP(session)
+{
+	ASSERT_EQ(0, prctl(PR_SET_PDEATHSIG, SIGKILL));
+	ASSERT_EQ(0, setpgid(0, 0));
+	ASSERT_EQ(getpid(), getpgid(0));
+	ASSERT_EQ(0, prctl(PR_SET_CHILD_SUBREAPER, 1));
+	ASSERT_NE(SIG_ERR, signal(SIGPIPE, SIG_IGN));
+	if (geteuid() == 0)
+		ASSERT_EQ(0, setpriority(PRIO_PROCESS, 0, 0));
+}
+
+FIXTURE_TEARDOWN(session)
+{
+	reap_all();
+}
+
+/* ------------------------------------------------------------------ */
+/* setsid()                                                            */
+/* ------------------------------------------------------------------ */
+
+static int setsid_new_session_fn(struct child *c)
+{
+	pid_t me = getpid();
+
+	CHECK(getsid(0) == c->arg);
+	CHECK(setsid() == me);
+	CHECK(getsid(0) == me);
+	CHECK(getsid(me) == me);
+	CHECK(getpgid(0) == me);
+	CHECK(getpgrp() == me);
+	CHECK(proc_stat(0, 0, STAT_SESSION) == me);
+	CHECK(proc_stat(0, 0, STAT_PGRP) == me);
+	/* A new session has no controlling terminal. */
+	CHECK_ERR(open("/dev/tty", O_RDWR), ENXIO);
+	CHECK(proc_stat(0, 0, STAT_TTY_NR) == 0);
+	CHECK(proc_stat(0, 0, STAT_TPGID) == -1);
+	child_put_int(c, 0);
+	child_get_cmd(c);
+	return 0;
+}
+
+TEST_F(session, setsid_new_session)
+{
+	/* In the busybox guest this is 0: init never called setsid(). */
+	pid_t sid = getsid(0);
+	struct child c;
+
+	ASSERT_LE(0, sid);
+	ASSERT_EQ(0, child_init(&c));
+	c.fn = setsid_new_session_fn;
+	c.arg = sid;
+	START(&c);
+	ASSERT_REPLY(&c, 0);
+	EXPECT_EQ(c.pid, getsid(c.pid));
+	EXPECT_EQ(c.pid, getpgid(c.pid));
+	EXPECT_EQ(c.pid, proc_stat(c.pid, 0, STAT_SESSION));
+	EXPECT_EQ(c.pid, proc_stat(c.pid, 0, STAT_PGRP));
+	/* The caller's session and group are untouched. */
+	EXPECT_EQ(sid, getsid(0));
+	EXPECT_EQ(getpid(), getpgid(0));
+	FINISH(&c);
+}
+
+static int setsid_ctty_fn(struct child *c)
+{
+	struct ctx *t = c->data;
+	int fd = ctty_open(t->pty->name);
+	pid_t d;
+
+	CHECK(devtty_errno() == 0);
+	d = fork_child();
+	CHECK(d >= 0);
+	if (d == 0) {
+		/* inherited the controlling tty ... */
+		CHECK(devtty_errno() == 0);
+		CHECK(proc_stat(0, 0, STAT_TTY_NR) == tty_nr_of(fd));
+		/* ... and setsid() leaves it behind */
+		CHECK(setsid() == getpid());
+		CHECK(devtty_errno() == ENXIO);
+		CHECK(proc_stat(0, 0, STAT_TTY_NR) == 0);
+		CHECK(proc_stat(0, 0, STAT_TPGID) == -1);
+		CHECK_ERR(tcgetpgrp(fd), ENOTTY);
+		_exit(0);
+	}
+	CHECK(wait_exit(d) == 0);
+	/* the old session keeps it */
+	CHECK(devtty_errno() == 0);
+	CHECK(tcgetsid(fd) == getpid());
+	return 0;
+}
+
+TEST_F(session, setsid_drops_ctty)
+{
+	struct pty pty;
+	struct ctx t = { .pty = &pty };
+	struct child c;
+
+	OPEN_PTY(&pty);
+	ASSERT_EQ(0, child_init(&c));
+	c.new_session = true;
+	c.fn = setsid_ctty_fn;
+	c.data = &t;
+	START(&c);
+	EXPECT_EQ(0, wait_exit(c.pid));
+}
+
+static int setsid_group_leader_fn(struct child *c)
+{
+	pid_t sid = getsid(0);
+
+	/* A group leader, but not a session leader. */
+	CHECK(getpgid(0) == getpid());
+	CHECK(sid != getpid());
+	CHECK_ERR(setsid(), EPERM);
+	CHECK(getsid(0) == sid);
+	CHECK(getpgid(0) == getpid());
+	return 0;
+}
+
+static int setsid_twice_fn(struct child *c)
+{
+	CHECK(getsid(0) == getpid());
+	CHECK_ERR(setsid(), EPERM);
+	CHECK(getsid(0) == getpid());
+	return 0;
+}
+
+TEST_F(session, setsid_eperm_group_leader)
+{
+	pid_t sid = getsid(0);
+	struct child c1, c2;
+
+	/* The fixture made the test a process group leader. */
+	ASSERT_ERRNO(EPERM, setsid());
+	EXPECT_EQ(sid, getsid(0));
+
+	ASSERT_EQ(0, child_init(&c1));
+	c1.pgid = 0;
+	c1.fn = setsid_group_leader_fn;
+	START(&c1);
+	EXPECT_EQ(0, wait_exit(c1.pid));
+
+	ASSERT_EQ(0, child_init(&c2));
+	c2.new_session = true;
+	c2.fn = setsid_twice_fn;
+	START(&c2);
+	EXPECT_EQ(0, wait_exit(c2.pid));
+}
+
+static int setsid_pgid_in_use_fn(struct child *c)
+{
+	child_get_cmd(c);
+	/* We left our group, but our pid still names it. */
+	CHECK(getpgid(0) == c->arg);
+	CHECK_ERR(setsid(), EPERM);
+	child_put_int(c, 0);
+	child_get_cmd(c);
+	/* The last member is gone, and with it the group. */
+	CHECK(setsid() == getpid());
+	return 0;
+}
+
+/*
+ * setsid() fails if any process group uses the caller's pid as its id,
+ * not only when the caller leads its own group (ksys_setsid() looks up
+ * pid_task(sid, PIDTYPE_PGID)).
+ */
+TEST_F(session, setsid_eperm_pgid_in_use)
+{
+	struct child a, b;
+
+	ASSERT_EQ(0, child_init(&a));
+	a.pgid = 0;
+	a.fn = setsid_pgid_in_use_fn;
+	a.arg = getpid();
+	START(&a);
+	ASSERT_EQ(0, child_init(&b));
+	b.pgid = a.pid;
+	START(&b);
+	ASSERT_EQ(a.pid, getpgid(b.pid));
+
+	ASSERT_EQ(0, setpgid(a.pid, getpid()));
+	ASSERT_EQ(getpid(), getpgid(a.pid));
+	ASSERT_EQ(a.pid, getpgid(b.pid));
+	SEND(&a, 'g');
+	ASSERT_REPLY(&a, 0);
+
+	ASSERT_EQ(0, kill(b.pid, SIGKILL));
+	ASSERT_EQ(128 + SIGKILL, wait_exit(b.pid));
+	ASSERT_ERRNO(ESRCH, kill(-a.pid, 0));
+	SEND(&a, 'g');
+	EXPECT_EQ(0, wait_exit(a.pid));
+}
+
+/* ------------------------------------------------------------------ */
+/* setpgid()                                                           */
+/* ------------------------------------------------------------------ */
+
+static int setpgid_join_fn(struct child *c)
+{
+	CHECK(setpgid(0, c->arg) == 0);
+	CHECK(getpgid(0) == c->arg);
+	CHECK(getpgrp() == c->arg);
+	return 0;
+}
+
+TEST_F(session, setpgid_join_group)
+{
+	struct child c1, c2, c3, c4;
+	pid_t u;
+
+	ASSERT_EQ(0, child_init(&c1));
+	c1.pgid = 0;
+	START(&c1);
+	ASSERT_EQ(0, child_init(&c2));
+	START(&c2);
+	ASSERT_EQ(0, child_init(&c4));
+	START(&c4);
+	ASSERT_EQ(c1.pid, getpgid(c1.pid));
+	ASSERT_EQ(getpid(), getpgid(c2.pid));
+
+	/* The parent moves a child into an existing group ... */
+	ASSERT_EQ(0, setpgid(c2.pid, c1.pid));
+	EXPECT_EQ(c1.pid, getpgid(c2.pid));
+	EXPECT_EQ(c1.pid, proc_stat(c2.pid, 0, STAT_PGRP));
+
+	/* ... or a process joins one itself. */
+	ASSERT_EQ(0, child_init(&c3));
+	c3.fn = setpgid_join_fn;
+	c3.arg = c1.pid;
+	START(&c3);
+	EXPECT_EQ(0, wait_exit(c3.pid));
+
+	/* The target must be a process group: a live pid is not enough. */
+	ASSERT_ERRNO(EPERM, setpgid(c2.pid, c4.pid));
+	u = unused_pid();
+	ASSERT_LT(0, u);
+	ASSERT_ERRNO(EPERM, setpgid(c2.pid, u));
+	ASSERT_ERRNO(EINVAL, setpgid(c2.pid, -1));
+	EXPECT_EQ(c1.pid, getpgid(c2.pid));
+
+	/* Back to our group, then a group of its own. */
+	ASSERT_EQ(0, setpgid(c2.pid, getpid()));
+	EXPECT_EQ(getpid(), getpgid(c2.pid));
+	ASSERT_EQ(0, setpgid(c2.pid, 0));
+	EXPECT_EQ(c2.pid, getpgid(c2.pid));
+	EXPECT_EQ(c2.pid, proc_stat(c2.pid, 0, STAT_PGRP));
+
+	/* A group leader "creating" its own group again is a no-op. */
+	ASSERT_EQ(0, setpgid(0, 0));
+	ASSERT_EQ(0, setpgid(getpid(), getpid()));
+	EXPECT_EQ(getpid(), getpgid(0));
+
+	FINISH(&c1);
+	FINISH(&c2);
+	FINISH(&c4);
+}
+
+static void *park_thread(void *arg)
+{
+	int *fds = arg;
+	char ch;
+
+	/* Wait for the test to finish with us. */
+	if (read(fds[0], &ch, 1) < 0)
+		return NULL;
+	return NULL;
+}
+
+TEST_F(session, setpgid_einval_thread)
+{
+	pthread_t th;
+	int fds[2];
+	pid_t tid;
+
+	/* setpgid() on a thread that is not the group leader is EINVAL. */
+	ASSERT_EQ(0, pipe(fds));
+	ASSERT_EQ(0, pthread_create(&th, NULL, park_thread, fds));
+	tid = other_tid(getpid());
+	ASSERT_LT(0, tid);
+	ASSERT_ERRNO(EINVAL, setpgid(tid, 0));
+	ASSERT_ERRNO(EINVAL, setpgid(tid, getpid()));
+	/* but getpgid()/getsid() resolve it to its thread group */
+	EXPECT_EQ(getpid(), getpgid(tid));
+	EXPECT_EQ(getsid(0), getsid(tid));
+	ASSERT_EQ(1, write(fds[1], "x", 1));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+}
+
+static int setpgid_other_session_fn(struct child *c)
+{
+	pid_t u = unused_pid();
+	pid_t d;
+
+	CHECK(u > 0);
+	d = fork_child();
+	CHECK(d >= 0);
+	if (d == 0) {
+		/* c->arg: the test's group, in the session we left */
+		CHECK_ERR(setpgid(0, c->arg), EPERM);
+		CHECK_ERR(setpgid(0, u), EPERM);
+		CHECK(getpgid(0) == getppid());
+		/* groups of our own session are fine */
+		CHECK(setpgid(0, 0) == 0);
+		CHECK(getpgid(0) == getpid());
+		CHECK(setpgid(0, getppid()) == 0);
+		CHECK(getpgid(0) == getppid());
+		_exit(0);
+	}
+	CHECK(wait_exit(d) == 0);
+	child_put_int(c, 0);
+	child_get_cmd(c);
+	return 0;
+}
+
+TEST_F(session, setpgid_eperm_other_session)
+{
+	struct child s;
+
+	ASSERT_EQ(0, child_init(&s));
+	s.new_session = true;
+	s.fn = setpgid_other_session_fn;
+	s.arg = getpid();
+	START(&s);
+	ASSERT_REPLY(&s, 0);
+	ASSERT_EQ(s.pid, getsid(s.pid));
+
+	/* Our own child, but in another session. */
+	ASSERT_ERRNO(EPERM, setpgid(s.pid, getpid()));
+	ASSERT_ERRNO(EPERM, setpgid(s.pid, s.pid));
+	/* We cannot join a group of another session either. */
+	ASSERT_ERRNO(EPERM, setpgid(0, s.pid));
+	EXPECT_EQ(getpid(), getpgid(0));
+	EXPECT_EQ(s.pid, getpgid(s.pid));
+	FINISH(&s);
+}
+
+static int setpgid_session_leader_fn(struct child *c)
+{
+	pid_t me = getpid();
+	pid_t d = fork_child();
+
+	CHECK(d >= 0);
+	if (d == 0)
+		for (;;)
+			pause();
+	/* A session leader cannot change its group, not even to itself. */
+	CHECK_ERR(setpgid(0, 0), EPERM);
+	CHECK_ERR(setpgid(0, me), EPERM);
+	CHECK_ERR(setpgid(me, me), EPERM);
+	/* nor join another group of its own session */
+	CHECK(setpgid(d, d) == 0);
+	CHECK(getpgid(d) == d);
+	CHECK_ERR(setpgid(0, d), EPERM);
+	CHECK(getpgid(0) == me);
+	CHECK(getsid(0) == me);
+	/* while its children may move between its groups */
+	CHECK(setpgid(d, me) == 0);
+	CHECK(getpgid(d) == me);
+	kill(d, SIGKILL);
+	CHECK(wait_exit(d) == 128 + SIGKILL);
+	return 0;
+}
+
+TEST_F(session, setpgid_eperm_session_leader)
+{
+	struct child s;
+
+	ASSERT_EQ(0, child_init(&s));
+	s.new_session = true;
+	s.fn = setpgid_session_leader_fn;
+	START(&s);
+	EXPECT_EQ(0, wait_exit(s.pid));
+}
+
+static int grandchild_fn(struct child *c)
+{
+	pid_t d = fork_child();
+
+	CHECK(d >= 0);
+	if (d == 0)
+		for (;;)
+			pause();
+	child_put_int(c, d);
+	child_get_cmd(c);
+	return 0;
+}
+
+TEST_F(session, setpgid_esrch_not_child)
+{
+	struct child a;
+	int gc = -1;
+	pid_t u;
+
+	ASSERT_EQ(0, child_init(&a));
+	a.fn = grandchild_fn;
+	START(&a);
+	ASSERT_EQ(0, child_recv(&a, &gc, sizeof(gc)));
+	ASSERT_LT(0, gc);
+	ASSERT_EQ(getpid(), getpgid(gc));
+
+	/* Neither the caller nor one of its children. */
+	ASSERT_ERRNO(ESRCH, setpgid(gc, gc));
+	ASSERT_ERRNO(ESRCH, setpgid(gc, getpid()));
+	ASSERT_ERRNO(ESRCH, setpgid(getppid(), 0));
+	ASSERT_ERRNO(ESRCH, setpgid(1, 0));
+	u = unused_pid();
+	ASSERT_LT(0, u);
+	ASSERT_ERRNO(ESRCH, setpgid(u, 0));
+	ASSERT_ERRNO(ESRCH, setpgid(u, getpid()));
+	EXPECT_EQ(getpid(), getpgid(gc));
+	FINISH(&a);
+}
+
+static int pause_main(int fd)
+{
+	if (write(fd, "r", 1) != 1)
+		return 1;
+	for (;;)
+		pause();
+}
+
+TEST_F(session, setpgid_eacces_after_exec)
+{
+	pid_t ctl, pid;
+	char buf[16], ch = 0;
+	int p[2];
+
+	ctl = fork_child();
+	ASSERT_LE(0, ctl);
+	if (ctl == 0)
+		for (;;)
+			pause();
+
+	ASSERT_EQ(0, pipe(p));
+	pid = fork_child();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		snprintf(buf, sizeof(buf), "%d", p[1]);
+		close(p[0]);
+		execl("/proc/self/exe", "session_test", PAUSE_ARG, buf,
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	/* The byte comes from the new image: execve() has completed. */
+	ASSERT_EQ(0, read_full(p[0], &ch, 1, TIMEOUT_MS));
+	ASSERT_EQ('r', ch);
+
+	ASSERT_ERRNO(EACCES, setpgid(pid, pid));
+	ASSERT_ERRNO(EACCES, setpgid(pid, getpid()));
+	ASSERT_ERRNO(EACCES, setpgid(pid, 0));
+	EXPECT_EQ(getpid(), getpgid(pid));
+
+	/* A child that has not exec'd can still be moved. */
+	ASSERT_EQ(0, setpgid(ctl, ctl));
+	EXPECT_EQ(ctl, getpgid(ctl));
+}
+
+/* ------------------------------------------------------------------ */
+/* getsid() / getpgid()                                                */
+/* ------------------------------------------------------------------ */
+
+TEST_F(session, getsid_getpgid_values)
+{
+	pid_t sid = getsid(0), tid;
+	struct child c1, c2, c3;
+
+	ASSERT_LE(0, sid);
+	EXPECT_EQ(sid, getsid(getpid()));
+	EXPECT_EQ(getpid(), getpgid(0));
+	EXPECT_EQ(getpid(), getpgid(getpid()));
+	EXPECT_EQ(getpid(), getpgrp());
+	EXPECT_EQ(sid, proc_stat(0, 0, STAT_SESSION));
+	EXPECT_EQ(getpid(), proc_stat(0, 0, STAT_PGRP));
+
+	ASSERT_EQ(0, child_init(&c1));
+	c1.nthreads = 1;
+	START(&c1);
+	ASSERT_EQ(0, child_init(&c2));
+	c2.pgid = 0;
+	START(&c2);
+	ASSERT_EQ(0, child_init(&c3));
+	c3.new_session = true;
+	START(&c3);
+
+	/* A child inherits group and session. */
+	EXPECT_EQ(getpid(), getpgid(c1.pid));
+	EXPECT_EQ(sid, getsid(c1.pid));
+	/* A thread id resolves to its thread group's group and session. */
+	tid = other_tid(c1.pid);
+	ASSERT_LT(0, tid);
+	EXPECT_EQ(getpid(), getpgid(tid));
+	EXPECT_EQ(sid, getsid(tid));
+	EXPECT_EQ(getpid(), proc_stat(c1.pid, tid, STAT_PGRP));
+	EXPECT_EQ(sid, proc_stat(c1.pid, tid, STAT_SESSION));
+
+	EXPECT_EQ(c2.pid, getpgid(c2.pid));
+	EXPECT_EQ(sid, getsid(c2.pid));
+	EXPECT_EQ(c2.pid, proc_stat(c2.pid, 0, STAT_PGRP));
+	EXPECT_EQ(sid, proc_stat(c2.pid, 0, STAT_SESSION));
+
+	EXPECT_EQ(c3.pid, getpgid(c3.pid));
+	EXPECT_EQ(c3.pid, getsid(c3.pid));
+	EXPECT_EQ(c3.pid, proc_stat(c3.pid, 0, STAT_PGRP));
+	EXPECT_EQ(c3.pid, proc_stat(c3.pid, 0, STAT_SESSION));
+
+	FINISH(&c1);
+	FINISH(&c2);
+	FINISH(&c3);
+}
+
+static int read_pid_max(void)
+{
+	char buf[32] = "";
+	int fd = open("/proc/sys/kernel/pid_max", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (read(fd, buf, sizeof(buf) - 1) <= 0)
+		buf[0] = '\0';
+	close(fd);
+	return atoi(buf);
+}
+
+TEST_F(session, getsid_getpgid_esrch)
+{
+	long long deadline = now_ms() + TIMEOUT_MS;
+	pid_t sid = getsid(0), z, top;
+	siginfo_t si;
+
+	z = fork();
+	ASSERT_LE(0, z);
+	if (z == 0)
+		_exit(0);
+	/* Wait until it is a zombie, without reaping it. */
+	do {
+		memset(&si, 0, sizeof(si));
+		ASSERT_EQ(0, waitid(P_PID, z, &si,
+				    WEXITED | WNOHANG | WNOWAIT));
+		if (si.si_pid == z)
+			break;
+		usleep(5000);
+	} while (now_ms() < deadline);
+	ASSERT_EQ(z, si.si_pid);
+
+	/* A zombie keeps its pid, group and session until reaped. */
+	EXPECT_EQ(getpid(), getpgid(z));
+	EXPECT_EQ(sid, getsid(z));
+	EXPECT_EQ(0, kill(z, 0));
+
+	ASSERT_EQ(z, waitpid(z, NULL, 0));
+	ASSERT_ERRNO(ESRCH, getpgid(z));
+	ASSERT_ERRNO(ESRCH, getsid(z));
+	ASSERT_ERRNO(ESRCH, kill(z, 0));
+	ASSERT_ERRNO(ESRCH, setpgid(z, 0));
+	ASSERT_ERRNO(ESRCH, getpriority(PRIO_PROCESS, z));
+
+	/* The top of the pid range, if free. */
+	top = read_pid_max() - 1;
+	ASSERT_LT(300, top);
+	if (kill(top, 0) == -1 && errno == ESRCH) {
+		ASSERT_ERRNO(ESRCH, getpgid(top));
+		ASSERT_ERRNO(ESRCH, getsid(top));
+	}
+	/* Negative numbers never name a task. */
+	ASSERT_ERRNO(ESRCH, getpgid(-1));
+	ASSERT_ERRNO(ESRCH, getsid(-1));
+}
+
+/* ------------------------------------------------------------------ */
+/* kill(-pgrp), killpg(), kill(0)                                      */
+/* ------------------------------------------------------------------ */
+
+TEST_F(session, kill_pgrp_members_only)
+{
+	struct child a1, a2, a3, o, o2;
+	sigset_t set, pend;
+	pid_t u;
+
+	/* The test itself is outside the group, and must see nothing. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGUSR2);
+	ASSERT_EQ(0, sigprocmask(SIG_BLOCK, &set, NULL));
+
+	ASSERT_EQ(0, child_init(&a1));
+	a1.pgid = 0;
+	START(&a1);
+	ASSERT_EQ(0, child_init(&a2));
+	a2.pgid = a1.pid;
+	a2.nthreads = 2;
+	START(&a2);
+	ASSERT_EQ(0, child_init(&a3));
+	a3.pgid = a1.pid;
+	START(&a3);
+	ASSERT_EQ(0, child_init(&o));	/* a group of its own */
+	o.pgid = 0;
+	START(&o);
+	ASSERT_EQ(0, child_init(&o2));	/* in the test's group */
+	START(&o2);
+
+	ASSERT_EQ(0, kill(-a1.pid, SIGUSR1));
+	ASSERT_EQ(0, killpg(a1.pid, SIGUSR2));
+
+	expect_rec(_metadata, "leader", &a1, 2, SIGUSR1, SIGUSR2, SI_USER,
+		   getpid());
+	expect_rec(_metadata, "member", &a2, 2, SIGUSR1, SIGUSR2, SI_USER,
+		   getpid());
+	expect_rec(_metadata, "member", &a3, 2, SIGUSR1, SIGUSR2, SI_USER,
+		   getpid());
+	expect_rec(_metadata, "other group", &o, 0, 0, 0, 0, 0);
+	expect_rec(_metadata, "test's group", &o2, 0, 0, 0, 0, 0);
+	ASSERT_EQ(0, sigpending(&pend));
+	EXPECT_FALSE(sigismember(&pend, SIGUSR1));
+	EXPECT_FALSE(sigismember(&pend, SIGUSR2));
+
+	/* No such group: an unused pid, or a live pid that is no group. */
+	u = unused_pid();
+	ASSERT_LT(0, u);
+	ASSERT_ERRNO(ESRCH, kill(-u, SIGUSR1));
+	ASSERT_ERRNO(ESRCH, killpg(u, SIGUSR1));
+	ASSERT_ERRNO(ESRCH, kill(-a2.pid, SIGUSR1));
+	ASSERT_ERRNO(ESRCH, killpg(o2.pid, SIGUSR1));
+	ASSERT_ERRNO(ESRCH, kill(-a3.pid, 0));
+	expect_rec(_metadata, "member", &a2, 2, SIGUSR1, SIGUSR2, SI_USER,
+		   getpid());
+	expect_rec(_metadata, "test's group", &o2, 0, 0, 0, 0, 0);
+
+	FINISH(&a1);
+	FINISH(&a2);
+	FINISH(&a3);
+	FINISH(&o);
+	FINISH(&o2);
+}
+
+static int kill_zero_fn(struct child *c)
+{
+	struct sigrec r;
+
+	CHECK(kill(0, SIGUSR2) == 0);
+	/* a signal to ourselves is handled before kill() returns */
+	rec_snapshot(&r);
+	CHECK(r.n == 1 && r.sig[0] == SIGUSR2 && r.code[0] == SI_USER);
+	CHECK(r.pid[0] == getpid());
+	return 0;
+}
+
+TEST_F(session, kill_zero_own_group)
+{
+	struct child b1, b2, o, g1, g2, g3;
+	struct timespec ts = { 0, 0 };
+	sigset_t set, pend;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGUSR2);
+	ASSERT_EQ(0, sigprocmask(SIG_BLOCK, &set, NULL));
+
+	ASSERT_EQ(0, child_init(&b1));
+	START(&b1);
+	ASSERT_EQ(0, child_init(&b2));
+	b2.nthreads = 1;
+	START(&b2);
+	ASSERT_EQ(0, child_init(&o));
+	o.pgid = 0;
+	START(&o);
+	ASSERT_EQ(0, child_init(&g1));
+	g1.pgid = 0;
+	START(&g1);
+	ASSERT_EQ(0, child_init(&g2));
+	g2.pgid = g1.pid;
+	START(&g2);
+
+	/* kill(0) from the test: its group is the test, b1 and b2 */
+	ASSERT_EQ(0, kill(0, SIGUSR1));
+	expect_rec(_metadata, "b1", &b1, 1, SIGUSR1, 0, SI_USER, getpid());
+	expect_rec(_metadata, "b2", &b2, 1, SIGUSR1, 0, SI_USER, getpid());
+	expect_rec(_metadata, "other group", &o, 0, 0, 0, 0, 0);
+	expect_rec(_metadata, "g1", &g1, 0, 0, 0, 0, 0);
+	ASSERT_EQ(0, sigpending(&pend));
+	EXPECT_TRUE(sigismember(&pend, SIGUSR1));
+	EXPECT_EQ(SIGUSR1, sigtimedwait(&set, NULL, &ts));
+
+	/* kill(0) from a member of g1 */
+	ASSERT_EQ(0, child_init(&g3));
+	g3.pgid = g1.pid;
+	g3.fn = kill_zero_fn;
+	START(&g3);
+	EXPECT_EQ(0, wait_exit(g3.pid));
+	expect_rec(_metadata, "g1", &g1, 1, SIGUSR2, 0, SI_USER, g3.pid);
+	expect_rec(_metadata, "g2", &g2, 1, SIGUSR2, 0, SI_USER, g3.pid);
+	expect_rec(_metadata, "b1", &b1, 1, SIGUSR1, 0, SI_USER, getpid());
+	expect_rec(_metadata, "other group", &o, 0, 0, 0, 0, 0);
+	ASSERT_EQ(0, sigpending(&pend));
+	EXPECT_FALSE(sigismember(&pend, SIGUSR2));
+
+	FINISH(&b1);
+	FINISH(&b2);
+	FINISH(&o);
+	FINISH(&g1);
+	FINISH(&g2);
+}
+
+/* ------------------------------------------------------------------ */
+/* setpriority() / getpriority()                                       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Nice values belong to threads.  PRIO_PROCESS takes any tid (a tgid
+ * addresses the group leader thread only); PRIO_PGRP and PRIO_USER walk
+ * every thread.  The raw syscall returns 20 - nice, glibc converts back.
+ */
+TEST_F(session, setpriority_process_thread)
+{
+	pid_t tids[4], t1 = -1, t2 = -1;
+	struct child c;
+	int i, n;
+
+	REQUIRE_ROOT();
+	ASSERT_EQ(0, child_init(&c));
+	c.nthreads = 2;
+	START(&c);
+	n = list_tids(c.pid, tids, 4);
+	ASSERT_EQ(3, n);
+	for (i = 0; i < n; i++) {
+		if (tids[i] == c.pid)
+			continue;
+		if (t1 < 0)
+			t1 = tids[i];
+		else
+			t2 = tids[i];
+	}
+	ASSERT_LT(0, t2);
+	expect_nice(_metadata, c.pid, 0);
+
+	ASSERT_EQ(0, setpriority(PRIO_PROCESS, t1, 7));
+	EXPECT_NICE(c.pid, t1, 7);
+	EXPECT_NICE(c.pid, c.pid, 0);
+	EXPECT_NICE(c.pid, t2, 0);
+	EXPECT_EQ(20 - 7, sys_getpriority(PRIO_PROCESS, t1));
+	EXPECT_EQ(20, sys_getpriority(PRIO_PROCESS, c.pid));
+
+	ASSERT_EQ(0, setpriority(PRIO_PROCESS, c.pid, 3));
+	EXPECT_NICE(c.pid, c.pid, 3);
+	EXPECT_NICE(c.pid, t1, 7);
+	EXPECT_NICE(c.pid, t2, 0);
+
+	/* Out-of-range values are clamped to [-20, 19]. */
+	ASSERT_EQ(0, setpriority(PRIO_PROCESS, t2, 100));
+	EXPECT_NICE(c.pid, t2, 19);
+	EXPECT_EQ(1, sys_getpriority(PRIO_PROCESS, t2));
+	ASSERT_EQ(0, setpriority(PRIO_PROCESS, t2, -100));
+	EXPECT_NICE(c.pid, t2, -20);
+	EXPECT_EQ(40, sys_getpriority(PRIO_PROCESS, t2));
+
+	ASSERT_ERRNO(EINVAL, setpriority(PRIO_USER + 1, 0, 0));
+	ASSERT_ERRNO(EINVAL, getpriority(PRIO_USER + 1, 0));
+	/* The caller is untouched throughout. */
+	EXPECT_NICE(getpid(), getpid(), 0);
+	FINISH(&c);
+}
+
+TEST_F(session, setpriority_pgrp)
+{
+	struct child p1, p2, o;
+	pid_t t, u;
+
+	REQUIRE_ROOT();
+	ASSERT_EQ(0, child_init(&p1));
+	p1.pgid = 0;
+	p1.nthreads = 1;
+	START(&p1);
+	ASSERT_EQ(0, child_init(&p2));
+	p2.pgid = p1.pid;
+	p2.nthreads = 2;
+	START(&p2);
+	ASSERT_EQ(0, child_init(&o));
+	o.pgid = 0;
+	o.nthreads = 1;
+	START(&o);
+
+	ASSERT_EQ(0, setpriority(PRIO_PGRP, p1.pid, 5));
+	expect_nice(_metadata, p1.pid, 5);
+	expect_nice(_metadata, p2.pid, 5);
+	expect_nice(_metadata, o.pid, 0);
+	EXPECT_NICE(getpid(), getpid(), 0);
+	errno = 0;
+	EXPECT_EQ(5, getpriority(PRIO_PGRP, p1.pid));
+	EXPECT_EQ(0, errno);
+	EXPECT_EQ(20 - 5, sys_getpriority(PRIO_PGRP, p1.pid));
+
+	/* The highest priority (lowest nice) of any thread is reported. */
+	t = other_tid(p2.pid);
+	ASSERT_LT(0, t);
+	ASSERT_EQ(0, setpriority(PRIO_PROCESS, t, 2));
+	EXPECT_EQ(2, getpriority(PRIO_PGRP, p1.pid));
+	EXPECT_EQ(20 - 2, sys_getpriority(PRIO_PGRP, p1.pid));
+	EXPECT_EQ(0, getpriority(PRIO_PGRP, o.pid));
+
+	/* who == 0 is the caller's group: the test alone here. */
+	ASSERT_EQ(0, setpriority(PRIO_PGRP, 0, 1));
+	EXPECT_NICE(getpid(), getpid(), 1);
+	EXPECT_EQ(1, getpriority(PRIO_PGRP, 0));
+	expect_nice(_metadata, o.pid, 0);
+	expect_nice(_metadata, p1.pid, 5);
+	ASSERT_EQ(0, setpriority(PRIO_PROCESS, 0, 0));
+
+	/* Empty groups: an unused pid, or a live pid that is no group. */
+	u = unused_pid();
+	ASSERT_LT(0, u);
+	ASSERT_ERRNO(ESRCH, setpriority(PRIO_PGRP, u, 1));
+	ASSERT_ERRNO(ESRCH, getpriority(PRIO_PGRP, u));
+	ASSERT_ERRNO(ESRCH, setpriority(PRIO_PGRP, p2.pid, 1));
+	ASSERT_ERRNO(ESRCH, getpriority(PRIO_PGRP, p2.pid));
+	expect_nice(_metadata, p1.pid, 5);
+
+	FINISH(&p1);
+	FINISH(&p2);
+	FINISH(&o);
+}
+
+TEST_F(session, setpriority_user)
+{
+	struct child u1, u2, v;
+	pid_t t, tv;
+
+	REQUIRE_ROOT();
+	ASSERT_EQ(0, child_init(&u1));
+	u1.uid = UID_A;
+	u1.nthreads = 2;
+	START(&u1);
+	ASSERT_EQ(0, child_init(&u2));
+	u2.uid = UID_A;
+	u2.pgid = 0;
+	u2.nthreads = 1;
+	START(&u2);
+	ASSERT_EQ(0, child_init(&v));
+	v.uid = UID_B;
+	v.nthreads = 1;
+	START(&v);
+
+	/* A uid without processes. */
+	ASSERT_ERRNO(ESRCH, setpriority(PRIO_USER, UID_NONE, 1));
+	ASSERT_ERRNO(ESRCH, getpriority(PRIO_USER, UID_NONE));
+
+	/* Exactly the threads of that user. */
+	ASSERT_EQ(0, setpriority(PRIO_USER, UID_A, 6));
+	expect_nice(_metadata, u1.pid, 6);
+	expect_nice(_metadata, u2.pid, 6);
+	expect_nice(_metadata, v.pid, 0);
+	EXPECT_NICE(getpid(), getpid(), 0);
+	errno = 0;
+	EXPECT_EQ(6, getpriority(PRIO_USER, UID_A));
+	EXPECT_EQ(0, errno);
+	EXPECT_EQ(20 - 6, sys_getpriority(PRIO_USER, UID_A));
+	EXPECT_EQ(0, getpriority(PRIO_USER, UID_B));
+	EXPECT_EQ(20, sys_getpriority(PRIO_USER, UID_B));
+
+	/* The highest priority among the user's threads is reported. */
+	t = other_tid(u2.pid);
+	ASSERT_LT(0, t);
+	ASSERT_EQ(0, setpriority(PRIO_PROCESS, t, 2));
+	EXPECT_EQ(2, getpriority(PRIO_USER, UID_A));
+	EXPECT_EQ(20 - 2, sys_getpriority(PRIO_USER, UID_A));
+	tv = other_tid(v.pid);
+	ASSERT_LT(0, tv);
+	ASSERT_EQ(0, setpriority(PRIO_PROCESS, tv, -3));
+	EXPECT_EQ(-3, getpriority(PRIO_USER, UID_B));
+	EXPECT_EQ(20 + 3, sys_getpriority(PRIO_USER, UID_B));
+	EXPECT_EQ(2, getpriority(PRIO_USER, UID_A));
+
+	ASSERT_EQ(0, setpriority(PRIO_USER, UID_B, 10));
+	expect_nice(_metadata, v.pid, 10);
+	expect_nice(_metadata, u1.pid, 6);
+	EXPECT_NICE(u2.pid, u2.pid, 6);
+	EXPECT_NICE(u2.pid, t, 2);
+	EXPECT_NICE(getpid(), getpid(), 0);
+
+	FINISH(&u1);
+	FINISH(&u2);
+	FINISH(&v);
+}
+
+static int unpriv_nice_fn(struct child *c)
+{
+	pid_t t = other_tid(getpid());
+
+	CHECK(t > 0);
+	CHECK(getpriority(PRIO_PROCESS, 0) == 0);
+	/* Raising the nice value is always allowed ... */
+	CHECK(setpriority(PRIO_PROCESS, 0, 5) == 0);
+	CHECK(getpriority(PRIO_PROCESS, 0) == 5);
+	/* ... lowering it is not (RLIMIT_NICE is 0) ... */
+	CHECK_ERR(setpriority(PRIO_PROCESS, 0, 4), EACCES);
+	CHECK(getpriority(PRIO_PROCESS, 0) == 5);
+	/* ... and setting the current value is no lowering. */
+	CHECK(setpriority(PRIO_PROCESS, 0, 5) == 0);
+
+	CHECK(setpriority(PRIO_PROCESS, t, 8) == 0);
+	CHECK_ERR(setpriority(PRIO_PROCESS, t, 7), EACCES);
+	CHECK(getpriority(PRIO_PROCESS, t) == 8);
+
+	CHECK_ERR(setpriority(PRIO_PGRP, 0, 3), EACCES);
+	CHECK_ERR(setpriority(PRIO_USER, 0, 3), EACCES);
+	CHECK_ERR(setpriority(PRIO_USER, c->uid, 3), EACCES);
+	CHECK(getpriority(PRIO_PROCESS, 0) == 5);
+	CHECK(getpriority(PRIO_PROCESS, t) == 8);
+
+	/*
+	 * A walk applies the value to every thread it may and returns the
+	 * last error: here the main thread goes to 6, while the other one
+	 * (nice 8) refuses with EACCES.
+	 */
+	CHECK_ERR(setpriority(PRIO_PGRP, 0, 6), EACCES);
+	CHECK(getpriority(PRIO_PROCESS, 0) == 6);
+	CHECK(getpriority(PRIO_PROCESS, t) == 8);
+	CHECK_ERR(setpriority(PRIO_USER, 0, 7), EACCES);
+	CHECK(getpriority(PRIO_PROCESS, 0) == 7);
+	CHECK(getpriority(PRIO_PROCESS, t) == 8);
+
+	/* PRIO_USER on our own uid reaches all our threads. */
+	CHECK(setpriority(PRIO_USER, c->uid, 9) == 0);
+	CHECK(getpriority(PRIO_PROCESS, 0) == 9);
+	CHECK(getpriority(PRIO_PROCESS, t) == 9);
+	CHECK(getpriority(PRIO_USER, 0) == 9);
+	return 0;
+}
+
+TEST_F(session, setpriority_unpriv_eacces)
+{
+	struct child c;
+
+	REQUIRE_ROOT();
+	ASSERT_EQ(0, child_init(&c));
+	c.uid = UID_A;
+	c.pgid = 0;
+	c.nthreads = 1;
+	c.fn = unpriv_nice_fn;
+	START(&c);
+	EXPECT_EQ(0, wait_exit(c.pid));
+}
+
+static int unpriv_other_user_fn(struct child *c)
+{
+	pid_t v = c->arg;
+
+	CHECK_ERR(setpriority(PRIO_PROCESS, v, 10), EPERM);
+	CHECK_ERR(setpriority(PRIO_PGRP, v, 10), EPERM);
+	CHECK_ERR(setpriority(PRIO_USER, UID_B, 10), EPERM);
+	/* the test, running as root */
+	CHECK_ERR(setpriority(PRIO_PROCESS, getppid(), 10), EPERM);
+	/* Reading needs no permission. */
+	errno = 0;
+	CHECK(getpriority(PRIO_PROCESS, v) == 0 && errno == 0);
+	CHECK(getpriority(PRIO_PGRP, v) == 0 && errno == 0);
+	CHECK(getpriority(PRIO_USER, UID_B) == 0 && errno == 0);
+	/* A uid without processes is ESRCH, not EPERM. */
+	CHECK_ERR(setpriority(PRIO_USER, UID_NONE, 10), ESRCH);
+	return 0;
+}
+
+TEST_F(session, setpriority_unpriv_eperm)
+{
+	struct child v, w;
+
+	REQUIRE_ROOT();
+	ASSERT_EQ(0, child_init(&v));
+	v.uid = UID_B;
+	v.pgid = 0;
+	v.nthreads = 1;
+	START(&v);
+	ASSERT_EQ(0, child_init(&w));
+	w.uid = UID_A;
+	w.pgid = 0;
+	w.fn = unpriv_other_user_fn;
+	w.arg = v.pid;
+	START(&w);
+	EXPECT_EQ(0, wait_exit(w.pid));
+	expect_nice(_metadata, v.pid, 0);
+	EXPECT_NICE(getpid(), getpid(), 0);
+	FINISH(&v);
+}
+
+/* ------------------------------------------------------------------ */
+/* ioprio_set() / ioprio_get()                                         */
+/* ------------------------------------------------------------------ */
+
+#define REQUIRE_IOPRIO() do {						\
+	if (sys_ioprio_get(IOPRIO_WHO_PROCESS, 0) < 0 && errno == ENOSYS) \
+		SKIP(return, "ioprio_get() is ENOSYS (CONFIG_BLOCK=n?)"); \
+} while (0)
+
+/*
+ * The I/O priority a task reports to IOPRIO_WHO_PGRP/USER when it never
+ * set one: derived from nice 0 under SCHED_OTHER, i.e. best effort,
+ * level (0 + 20) / 5 (__get_task_ioprio()).
+ */
+#define IOPRIO_NICE0 IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4)
+
+TEST_F(session, ioprio_pgrp)
+{
+	int be1 = IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 1);
+	int be3 = IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 3);
+	struct child p1, p2, o;
+	int o_prio, t_prio;
+	pid_t t, u;
+
+	REQUIRE_ROOT();
+	REQUIRE_IOPRIO();
+	ASSERT_EQ(0, child_init(&p1));
+	p1.pgid = 0;
+	p1.nthreads = 1;
+	START(&p1);
+	ASSERT_EQ(0, child_init(&p2));
+	p2.pgid = p1.pid;
+	p2.nthreads = 1;
+	START(&p2);
+	ASSERT_EQ(0, child_init(&o));
+	o.pgid = 0;
+	o.nthreads = 1;
+	START(&o);
+	o_prio = sys_ioprio_get(IOPRIO_WHO_PROCESS, o.pid);
+	ASSERT_LE(0, o_prio);
+	t_prio = sys_ioprio_get(IOPRIO_WHO_PROCESS, 0);
+	ASSERT_LE(0, t_prio);
+	EXPECT_EQ(IOPRIO_NICE0, sys_ioprio_get(IOPRIO_WHO_PGRP, o.pid));
+
+	ASSERT_EQ(0, sys_ioprio_set(IOPRIO_WHO_PGRP, p1.pid, be3));
+	expect_ioprio(_metadata, p1.pid, be3);
+	expect_ioprio(_metadata, p2.pid, be3);
+	expect_ioprio(_metadata, o.pid, o_prio);
+	EXPECT_EQ(t_prio, sys_ioprio_get(IOPRIO_WHO_PROCESS, 0));
+	EXPECT_EQ(be3, sys_ioprio_get(IOPRIO_WHO_PGRP, p1.pid));
+
+	/* The best (numerically lowest) value of any thread is reported. */
+	t = other_tid(p2.pid);
+	ASSERT_LT(0, t);
+	ASSERT_EQ(0, sys_ioprio_set(IOPRIO_WHO_PROCESS, t, be1));
+	EXPECT_EQ(be1, sys_ioprio_get(IOPRIO_WHO_PGRP, p1.pid));
+	EXPECT_EQ(be3, sys_ioprio_get(IOPRIO_WHO_PROCESS, p2.pid));
+	EXPECT_EQ(IOPRIO_NICE0, sys_ioprio_get(IOPRIO_WHO_PGRP, o.pid));
+
+	/* Empty groups. */
+	u = unused_pid();
+	ASSERT_LT(0, u);
+	ASSERT_ERRNO(ESRCH, sys_ioprio_set(IOPRIO_WHO_PGRP, u, be3));
+	ASSERT_ERRNO(ESRCH, sys_ioprio_get(IOPRIO_WHO_PGRP, u));
+	ASSERT_ERRNO(ESRCH, sys_ioprio_set(IOPRIO_WHO_PGRP, p2.pid, be3));
+	ASSERT_ERRNO(ESRCH, sys_ioprio_get(IOPRIO_WHO_PGRP, p2.pid));
+	expect_ioprio(_metadata, p1.pid, be3);
+
+	FINISH(&p1);
+	FINISH(&p2);
+	FINISH(&o);
+}
+
+static int unpriv_ioprio_fn(struct child *c)
+{
+	int be1 = IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 1);
+	int be7 = IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 7);
+	int rt0 = IOPRIO_PRIO_VALUE(IOPRIO_CLASS_RT, 0);
+	pid_t v = c->arg;
+
+	CHECK_ERR(sys_ioprio_set(IOPRIO_WHO_PROCESS, v, be1), EPERM);
+	CHECK_ERR(sys_ioprio_set(IOPRIO_WHO_PGRP, v, be1), EPERM);
+	CHECK_ERR(sys_ioprio_set(IOPRIO_WHO_USER, UID_B, be1), EPERM);
+	/* The real-time class needs CAP_SYS_NICE or CAP_SYS_ADMIN. */
+	CHECK_ERR(sys_ioprio_set(IOPRIO_WHO_PROCESS, 0, rt0), EPERM);
+	CHECK_ERR(sys_ioprio_set(IOPRIO_WHO_USER, UID_NONE, be1), ESRCH);
+	CHECK(sys_ioprio_set(IOPRIO_WHO_PROCESS, 0, be7) == 0);
+	CHECK(sys_ioprio_get(IOPRIO_WHO_PROCESS, 0) == be7);
+	return 0;
+}
+
+TEST_F(session, ioprio_user)
+{
+	int be2 = IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 2);
+	int be5 = IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 5);
+	struct child u1, u2, v, w;
+	int v_prio, t_prio;
+	pid_t t;
+
+	REQUIRE_ROOT();
+	REQUIRE_IOPRIO();
+	ASSERT_EQ(0, child_init(&u1));
+	u1.uid = UID_A;
+	u1.nthreads = 2;
+	START(&u1);
+	ASSERT_EQ(0, child_init(&u2));
+	u2.uid = UID_A;
+	u2.pgid = 0;
+	START(&u2);
+	ASSERT_EQ(0, child_init(&v));
+	v.uid = UID_B;
+	v.pgid = 0;
+	v.nthreads = 1;
+	START(&v);
+	v_prio = sys_ioprio_get(IOPRIO_WHO_PROCESS, v.pid);
+	ASSERT_LE(0, v_prio);
+	t_prio = sys_ioprio_get(IOPRIO_WHO_PROCESS, 0);
+	ASSERT_LE(0, t_prio);
+
+	ASSERT_ERRNO(ESRCH, sys_ioprio_get(IOPRIO_WHO_USER, UID_NONE));
+	ASSERT_ERRNO(ESRCH, sys_ioprio_set(IOPRIO_WHO_USER, UID_NONE, be5));
+
+	ASSERT_EQ(0, sys_ioprio_set(IOPRIO_WHO_USER, UID_A, be5));
+	expect_ioprio(_metadata, u1.pid, be5);
+	expect_ioprio(_metadata, u2.pid, be5);
+	expect_ioprio(_metadata, v.pid, v_prio);
+	EXPECT_EQ(t_prio, sys_ioprio_get(IOPRIO_WHO_PROCESS, 0));
+	EXPECT_EQ(be5, sys_ioprio_get(IOPRIO_WHO_USER, UID_A));
+	EXPECT_EQ(IOPRIO_NICE0, sys_ioprio_get(IOPRIO_WHO_USER, UID_B));
+
+	t = other_tid(u1.pid);
+	ASSERT_LT(0, t);
+	ASSERT_EQ(0, sys_ioprio_set(IOPRIO_WHO_PROCESS, t, be2));
+	EXPECT_EQ(be2, sys_ioprio_get(IOPRIO_WHO_USER, UID_A));
+
+	/* Unprivileged callers reach only their own uid. */
+	ASSERT_EQ(0, child_init(&w));
+	w.uid = UID_A;
+	w.pgid = 0;
+	w.fn = unpriv_ioprio_fn;
+	w.arg = v.pid;
+	START(&w);
+	EXPECT_EQ(0, wait_exit(w.pid));
+	expect_ioprio(_metadata, v.pid, v_prio);
+	EXPECT_EQ(be2, sys_ioprio_get(IOPRIO_WHO_USER, UID_A));
+
+	FINISH(&u1);
+	FINISH(&u2);
+	FINISH(&v);
+}
+
+/* ------------------------------------------------------------------ */
+/* Controlling terminals                                               */
+/* ------------------------------------------------------------------ */
+
+static int tiocsctty_leader_fn(struct child *c)
+{
+	struct ctx *t = c->data;
+	pid_t me = getpid(), sid;
+	int fd = open(t->pty->name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+	CHECK(fd >= 0);
+	/* O_NOCTTY: opening did not make it ours */
+	CHECK(devtty_errno() == ENXIO);
+	CHECK_ERR(ioctl(fd, TIOCGSID, &sid), ENOTTY);
+	CHECK_ERR(tcgetpgrp(fd), ENOTTY);
+
+	CHECK(ioctl(fd, TIOCSCTTY, 0) == 0);
+	CHECK(devtty_errno() == 0);
+	CHECK(tcgetsid(fd) == me);
+	CHECK(tcgetpgrp(fd) == me);
+	CHECK(proc_stat(0, 0, STAT_TTY_NR) == tty_nr_of(fd));
+	CHECK(proc_stat(0, 0, STAT_TPGID) == me);
+	/* Again on our own controlling tty: a successful no-op. */
+	CHECK(ioctl(fd, TIOCSCTTY, 0) == 0);
+	CHECK(tcgetsid(fd) == me);
+	child_put_int(c, 0);
+	child_get_cmd(c);
+	return 0;
+}
+
+TEST_F(session, tty_tiocsctty_leader)
+{
+	struct pty pty;
+	struct ctx t = { .pty = &pty };
+	struct child c;
+	int fd;
+
+	OPEN_PTY(&pty);
+	ASSERT_EQ(0, child_init(&c));
+	c.new_session = true;
+	c.fn = tiocsctty_leader_fn;
+	c.data = &t;
+	START(&c);
+	ASSERT_REPLY(&c, 0);
+
+	/* The master reports the slave's session and foreground group. */
+	EXPECT_EQ(c.pid, tiocgsid(pty.master));
+	EXPECT_EQ(c.pid, tiocgpgrp(pty.master));
+	EXPECT_EQ(c.pid, proc_stat(c.pid, 0, STAT_TPGID));
+	/* The slave answers these only to its own session. */
+	fd = open(pty.name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_ERRNO(ENOTTY, tiocgsid(fd));
+	ASSERT_ERRNO(ENOTTY, tcgetpgrp(fd));
+
+	FINISH(&c);
+	/* The leader's exit dissociated the tty from the session. */
+	ASSERT_ERRNO(ENOTTY, tiocgsid(pty.master));
+	EXPECT_EQ(0, tiocgpgrp(pty.master));
+	close(fd);
+}
+
+static int open_ctty_fn(struct child *c)
+{
+	struct ctx *t = c->data;
+	int fd;
+
+	fd = open(t->pty->name, O_RDWR | O_NOCTTY);
+	CHECK(fd >= 0);
+	close(fd);
+	CHECK(devtty_errno() == ENXIO);
+	/* without O_NOCTTY */
+	fd = open(t->pty->name, O_RDWR);
+	CHECK(fd >= 0);
+	if (c->arg) {
+		CHECK(devtty_errno() == 0);
+		CHECK(tcgetsid(fd) == getpid());
+	} else {
+		CHECK(devtty_errno() == ENXIO);
+	}
+	child_put_int(c, 0);
+	child_get_cmd(c);
+	return 0;
+}
+
+/*
+ * open() without O_NOCTTY makes the tty the controlling one only for a
+ * session leader without one, and only if the tty has no session yet.
+ */
+TEST_F(session, tty_open_sets_ctty)
+{
+	struct pty pty;
+	struct ctx t = { .pty = &pty };
+	struct child c1, c2, c3;
+
+	OPEN_PTY(&pty);
+	ASSERT_EQ(0, child_init(&c1));
+	c1.new_session = true;
+	c1.fn = open_ctty_fn;
+	c1.data = &t;
+	c1.arg = 1;
+	START(&c1);
+	ASSERT_REPLY(&c1, 0);
+	EXPECT_EQ(c1.pid, tiocgsid(pty.master));
+
+	ASSERT_EQ(0, child_init(&c2));	/* not a session leader */
+	c2.pgid = 0;
+	c2.fn = open_ctty_fn;
+	c2.data = &t;
+	START(&c2);
+	ASSERT_REPLY(&c2, 0);
+
+	ASSERT_EQ(0, child_init(&c3));	/* the tty is taken */
+	c3.new_session = true;
+	c3.fn = open_ctty_fn;
+	c3.data = &t;
+	START(&c3);
+	ASSERT_REPLY(&c3, 0);
+	EXPECT_EQ(c1.pid, tiocgsid(pty.master));
+
+	FINISH(&c1);
+	FINISH(&c2);
+	FINISH(&c3);
+}
+
+static int tiocsctty_not_leader_fn(struct child *c)
+{
+	struct ctx *t = c->data;
+	int fd = open(t->pty->name, O_RDWR | O_NOCTTY);
+
+	CHECK(fd >= 0);
+	CHECK(getpgid(0) == getpid());
+	CHECK(getsid(0) != getpid());
+	CHECK_ERR(ioctl(fd, TIOCSCTTY, 0), EPERM);
+	/* arg 1 does not help, even for root */
+	CHECK_ERR(ioctl(fd, TIOCSCTTY, 1), EPERM);
+	CHECK(devtty_errno() == ENXIO);
+	return 0;
+}
+
+static int tiocsctty_has_ctty_fn(struct child *c)
+{
+	struct ctx *t = c->data;
+	int fd1 = ctty_open(t->pty->name);
+	int fd2 = open(t->pty2->name, O_RDWR | O_NOCTTY);
+
+	CHECK(fd2 >= 0);
+	CHECK_ERR(ioctl(fd2, TIOCSCTTY, 0), EPERM);
+	CHECK_ERR(ioctl(fd2, TIOCSCTTY, 1), EPERM);
+	CHECK(tcgetsid(fd1) == getpid());
+	CHECK_ERR(tcgetsid(fd2), ENOTTY);
+	return 0;
+}
+
+TEST_F(session, tty_tiocsctty_eperm_not_leader)
+{
+	struct pty pty, pty2;
+	struct ctx t = { .pty = &pty, .pty2 = &pty2 };
+	struct child c1, c2;
+
+	OPEN_PTY(&pty);
+	OPEN_PTY(&pty2);
+	ASSERT_EQ(0, child_init(&c1));
+	c1.pgid = 0;
+	c1.fn = tiocsctty_not_leader_fn;
+	c1.data = &t;
+	START(&c1);
+	EXPECT_EQ(0, wait_exit(c1.pid));
+	ASSERT_ERRNO(ENOTTY, tiocgsid(pty.master));
+
+	/* A session leader that already has a controlling tty. */
+	ASSERT_EQ(0, child_init(&c2));
+	c2.new_session = true;
+	c2.fn = tiocsctty_has_ctty_fn;
+	c2.data = &t;
+	START(&c2);
+	EXPECT_EQ(0, wait_exit(c2.pid));
+	ASSERT_ERRNO(ENOTTY, tiocgsid(pty2.master));
+}
+
+static int steal_victim_fn(struct child *c)
+{
+	struct ctx *t = c->data;
+	int fd = ctty_open(t->pty->name);
+	struct sigrec r;
+	pid_t sid;
+
+	child_put_int(c, 0);
+	child_get_cmd(c);
+	child_put_int(c, devtty_errno());
+	child_put_int(c, ioctl(fd, TIOCGSID, &sid) ? errno : 0);
+	rec_snapshot(&r);
+	child_put_int(c, r.n);
+	child_get_cmd(c);
+	return 0;
+}
+
+static int steal_unpriv_fn(struct child *c)
+{
+	struct ctx *t = c->data;
+	int fd = open(t->pty->name, O_RDWR | O_NOCTTY);
+
+	CHECK(fd >= 0);
+	/* Even root needs arg 1 to take another session's tty ... */
+	CHECK_ERR(ioctl(fd, TIOCSCTTY, 0), EPERM);
+	/* ... and arg 1 needs CAP_SYS_ADMIN. */
+	drop_privs(UID_A, c->parent, true);
+	CHECK_ERR(ioctl(fd, TIOCSCTTY, 1), EPERM);
+	CHECK_ERR(ioctl(fd, TIOCSCTTY, 0), EPERM);
+	CHECK(devtty_errno() == ENXIO);
+	return 0;
+}
+
+static int steal_root_fn(struct child *c)
+{
+	struct ctx *t = c->data;
+	int fd = open(t->pty->name, O_RDWR | O_NOCTTY);
+
+	CHECK(fd >= 0);
+	CHECK(ioctl(fd, TIOCSCTTY, 1) == 0);
+	CHECK(tcgetsid(fd) == getpid());
+	CHECK(tcgetpgrp(fd) == getpid());
+	CHECK(devtty_errno() == 0);
+	child_put_int(c, 0);
+	child_get_cmd(c);
+	return 0;
+}
+
+TEST_F(session, tty_tiocsctty_eperm_other_session)
+{
+	struct pty pty;
+	struct ctx t = { .pty = &pty };
+	struct child v, u, s;
+
+	REQUIRE_ROOT();
+	OPEN_PTY(&pty);
+	ASSERT_EQ(0, child_init(&v));
+	v.new_session = true;
+	v.fn = steal_victim_fn;
+	v.data = &t;
+	START(&v);
+	ASSERT_REPLY(&v, 0);
+	ASSERT_EQ(v.pid, tiocgsid(pty.master));
+
+	ASSERT_EQ(0, child_init(&u));
+	u.new_session = true;
+	u.fn = steal_unpriv_fn;
+	u.data = &t;
+	START(&u);
+	EXPECT_EQ(0, wait_exit(u.pid));
+	EXPECT_EQ(v.pid, tiocgsid(pty.master));
+
+	/* With CAP_SYS_ADMIN and arg 1 the tty is stolen. */
+	ASSERT_EQ(0, child_init(&s));
+	s.new_session = true;
+	s.fn = steal_root_fn;
+	s.data = &t;
+	START(&s);
+	ASSERT_REPLY(&s, 0);
+	EXPECT_EQ(s.pid, tiocgsid(pty.master));
+	EXPECT_EQ(s.pid, tiocgpgrp(pty.master));
+
+	/* The old session lost it, without any signal. */
+	SEND(&v, 'g');
+	ASSERT_REPLY(&v, ENXIO);
+	ASSERT_REPLY(&v, ENOTTY);
+	ASSERT_REPLY(&v, 0);
+	EXPECT_EQ(0, proc_stat(v.pid, 0, STAT_TTY_NR));
+	FINISH(&v);
+	FINISH(&s);
+}
+
+static int notty_leader_fn(struct child *c)
+{
+	struct ctx *t = c->data;
+	int fd = ctty_open(t->pty->name);
+	struct sigrec r;
+
+	CHECK(child_start(t->d) > 0);
+	CHECK(child_start(t->e) > 0);
+	child_put_int(c, 0);
+	child_get_cmd(c);
+	CHECK(ioctl(fd, TIOCNOTTY) == 0);
+	/* SIGHUP and SIGCONT to ourselves were handled on return */
+	rec_snapshot(&r);
+	child_put(c, &r, sizeof(r));
+	child_put_int(c, devtty_errno());
+	child_put_int(c, ioctl(fd, TIOCNOTTY) ? errno : 0);
+	child_get_cmd(c);
+	return 0;
+}
+
+/*
+ * TIOCNOTTY by the session leader sends SIGHUP and SIGCONT to the
+ * foreground group (itself included) as if from the leader: si_code
+ * SI_USER, si_pid the leader (disassociate_ctty(0) -> kill_pgrp(.., 0)),
+ * and takes the tty away from the whole session.
+ */
+TEST_F(session, tty_tiocnotty_leader)
+{
+	struct pty pty;
+	struct child c, d, e;
+	struct ctx t = { .pty = &pty, .d = &d, .e = &e };
+	struct sigrec r;
+
+	OPEN_PTY(&pty);
+	ASSERT_EQ(0, child_init(&d));	/* foreground: the leader's group */
+	ASSERT_EQ(0, child_init(&e));	/* background: a group of its own */
+	e.pgid = 0;
+	ASSERT_EQ(0, child_init(&c));
+	c.new_session = true;
+	c.fn = notty_leader_fn;
+	c.data = &t;
+	START(&c);
+	child_forget_ends(&d);
+	child_forget_ends(&e);
+	ASSERT_EQ(0, child_ready(&d));
+	ASSERT_EQ(0, child_ready(&e));
+	ASSERT_REPLY(&c, 0);
+	EXPECT_EQ(c.pid, getpgid(d.pid));
+	EXPECT_EQ(e.pid, getpgid(e.pid));
+	EXPECT_EQ(c.pid, getsid(e.pid));
+	EXPECT_EQ(c.pid, proc_stat(d.pid, 0, STAT_TPGID));
+	EXPECT_EQ(c.pid, proc_stat(e.pid, 0, STAT_TPGID));
+	EXPECT_NE(0, proc_stat(d.pid, 0, STAT_TTY_NR));
+
+	SEND(&c, 'g');
+	ASSERT_EQ(0, child_recv(&c, &r, sizeof(r)));
+	check_rec(_metadata, "leader", &r, 2, SIGHUP, SIGCONT, SI_USER, c.pid);
+	ASSERT_REPLY(&c, ENXIO);
+	ASSERT_REPLY(&c, ENOTTY);
+	expect_rec(_metadata, "foreground", &d, 2, SIGHUP, SIGCONT, SI_USER,
+		   c.pid);
+	expect_rec(_metadata, "background", &e, 0, 0, 0, 0, 0);
+	EXPECT_EQ(0, proc_stat(d.pid, 0, STAT_TTY_NR));
+	EXPECT_EQ(0, proc_stat(e.pid, 0, STAT_TTY_NR));
+	EXPECT_EQ(-1, proc_stat(d.pid, 0, STAT_TPGID));
+	ASSERT_ERRNO(ENOTTY, tiocgsid(pty.master));
+	EXPECT_EQ(0, tiocgpgrp(pty.master));
+	FINISH(&c);
+}
+
+static int notty_member_fn(struct child *c)
+{
+	struct ctx *t = c->data;
+	pid_t sid;
+	int fd;
+
+	child_get_cmd(c);
+	CHECK(devtty_errno() == 0);
+	fd = open(t->pty->name, O_RDWR | O_NOCTTY);
+	CHECK(fd >= 0);
+	CHECK(tcgetsid(fd) == getsid(0));
+	CHECK(ioctl(fd, TIOCNOTTY) == 0);
+	CHECK(devtty_errno() == ENXIO);
+	CHECK_ERR(ioctl(fd, TIOCNOTTY), ENOTTY);
+	CHECK_ERR(ioctl(fd, TIOCGSID, &sid), ENOTTY);
+	child_put_int(c, 0);
+	child_get_cmd(c);
+	return 0;
+}
+
+static int notty_member_leader_fn(struct child *c)
+{
+	struct ctx *t = c->data;
+	int fd = ctty_open(t->pty->name);
+	struct sigrec r;
+
+	CHECK(child_start(t->d) > 0);
+	child_put_int(c, 0);
+	child_get_cmd(c);
+	rec_snapshot(&r);
+	child_put_int(c, devtty_errno());
+	child_put_int(c, r.n);
+	child_put_int(c, tcgetsid(fd));
+	child_get_cmd(c);
+	return 0;
+}
+
+/* TIOCNOTTY by another session member detaches only that process. */
+TEST_F(session, tty_tiocnotty_member)
+{
+	struct pty pty;
+	struct child c, d;
+	struct ctx t = { .pty = &pty, .d = &d };
+
+	OPEN_PTY(&pty);
+	ASSERT_EQ(0, child_init(&d));
+	d.pgid = 0;
+	d.fn = notty_member_fn;
+	d.data = &t;
+	ASSERT_EQ(0, child_init(&c));
+	c.new_session = true;
+	c.fn = notty_member_leader_fn;
+	c.data = &t;
+	START(&c);
+	child_forget_ends(&d);
+	ASSERT_EQ(0, child_ready(&d));
+	ASSERT_REPLY(&c, 0);
+	EXPECT_NE(0, proc_stat(d.pid, 0, STAT_TTY_NR));
+
+	SEND(&d, 'g');
+	ASSERT_REPLY(&d, 0);
+	EXPECT_EQ(0, proc_stat(d.pid, 0, STAT_TTY_NR));
+	EXPECT_NE(0, proc_stat(c.pid, 0, STAT_TTY_NR));
+
+	SEND(&c, 'g');
+	ASSERT_REPLY(&c, 0);		/* /dev/tty still opens */
+	ASSERT_REPLY(&c, 0);		/* no signals */
+	ASSERT_REPLY(&c, c.pid);	/* still its session's tty */
+	EXPECT_EQ(c.pid, tiocgsid(pty.master));
+	EXPECT_EQ(c.pid, tiocgpgrp(pty.master));
+	FINISH(&c);
+}
+
+static int tcsetpgrp_fn(struct child *c)
+{
+	struct ctx *t = c->data;
+	pid_t u = unused_pid(), me = getpid();
+	int fd = ctty_open(t->pty->name);
+
+	CHECK(u > 0);
+	CHECK(child_start(t->d) > 0);
+	CHECK(child_start(t->e) > 0);
+	child_put_int(c, 0);
+	child_get_cmd(c);
+
+	CHECK(tcgetpgrp(fd) == me);
+	/* c->arg: the test's group, in another session */
+	CHECK_ERR(tcsetpgrp(fd, c->arg), EPERM);
+	CHECK_ERR(tcsetpgrp(fd, u), ESRCH);
+	CHECK_ERR(tcsetpgrp(fd, -1), EINVAL);
+	CHECK(tcgetpgrp(fd) == me);
+	CHECK(tcsetpgrp(fd, t->d->pid) == 0);
+	CHECK(tcgetpgrp(fd) == t->d->pid);
+	CHECK(proc_stat(0, 0, STAT_TPGID) == t->d->pid);
+	child_put_int(c, 0);
+	child_get_cmd(c);
+
+	/*
+	 * Now we are in the background, and our group is orphaned (our
+	 * parent is in another session): instead of SIGTTOU, tcsetpgrp()
+	 * fails, and tiocspgrp() turns the -EIO of tty_check_change()
+	 * into ENOTTY.
+	 */
+	CHECK_ERR(tcsetpgrp(fd, me), ENOTTY);
+	CHECK(tcgetpgrp(fd) == t->d->pid);
+	/* With SIGTTOU ignored, a background group may take it back. */
+	CHECK(signal(SIGTTOU, SIG_IGN) != SIG_ERR);
+	CHECK(tcsetpgrp(fd, me) == 0);
+	CHECK(tcgetpgrp(fd) == me);
+	/*
+	 * The new foreground "group" need only be some process of the
+	 * session: session_of_pgrp() falls back to PIDTYPE_PID.
+	 */
+	CHECK(getpgid(t->e->pid) == me);
+	CHECK(tcsetpgrp(fd, t->e->pid) == 0);
+	CHECK(tcgetpgrp(fd) == t->e->pid);
+	CHECK(tcsetpgrp(fd, me) == 0);
+	CHECK(tcgetpgrp(fd) == me);
+	return 0;
+}
+
+TEST_F(session, tty_tcsetpgrp)
+{
+	struct pty pty;
+	struct child c, d, e;
+	struct ctx t = { .pty = &pty, .d = &d, .e = &e };
+
+	OPEN_PTY(&pty);
+	ASSERT_EQ(0, child_init(&d));	/* another group of the session */
+	d.pgid = 0;
+	ASSERT_EQ(0, child_init(&e));	/* member of the leader's group */
+	ASSERT_EQ(0, child_init(&c));
+	c.new_session = true;
+	c.fn = tcsetpgrp_fn;
+	c.data = &t;
+	c.arg = getpid();
+	START(&c);
+	child_forget_ends(&d);
+	child_forget_ends(&e);
+	ASSERT_EQ(0, child_ready(&d));
+	ASSERT_EQ(0, child_ready(&e));
+	ASSERT_REPLY(&c, 0);
+	EXPECT_EQ(c.pid, tiocgpgrp(pty.master));
+
+	SEND(&c, 'g');
+	ASSERT_REPLY(&c, 0);
+	EXPECT_EQ(d.pid, tiocgpgrp(pty.master));
+	EXPECT_EQ(c.pid, tiocgsid(pty.master));
+	EXPECT_EQ(d.pid, proc_stat(d.pid, 0, STAT_TPGID));
+	EXPECT_EQ(d.pid, proc_stat(e.pid, 0, STAT_TPGID));
+
+	SEND(&c, 'g');
+	EXPECT_EQ(0, wait_exit(c.pid));
+}
+
+static int hangup_leader_fn(struct child *c)
+{
+	struct ctx *t = c->data;
+	int fd = ctty_open(t->pty->name);
+
+	CHECK(child_start(t->d) > 0);
+	CHECK(child_start(t->e) > 0);
+	child_put_int(c, 0);
+	child_get_cmd(c);
+	CHECK(tcsetpgrp(fd, t->d->pid) == 0);
+	child_put_int(c, 0);
+	child_get_cmd(c);
+	return 0;
+}
+
+/*
+ * When the session leader exits, its controlling pty's foreground group
+ * gets SIGHUP from the kernel (SI_KERNEL) and nothing else; for a pty
+ * there is no SIGCONT and no vhangup (disassociate_ctty(1)).  Other
+ * groups get nothing.  The session keeps its id after the leader died.
+ */
+TEST_F(session, tty_hangup_on_leader_exit)
+{
+	struct pty pty;
+	struct child l, m, n;
+	struct ctx t = { .pty = &pty, .d = &m, .e = &n };
+
+	OPEN_PTY(&pty);
+	ASSERT_EQ(0, child_init(&m));
+	m.pgid = 0;
+	m.no_pdeathsig = true;
+	ASSERT_EQ(0, child_init(&n));
+	n.pgid = 0;
+	n.no_pdeathsig = true;
+	ASSERT_EQ(0, child_init(&l));
+	l.new_session = true;
+	l.fn = hangup_leader_fn;
+	l.data = &t;
+	START(&l);
+	child_forget_ends(&m);
+	child_forget_ends(&n);
+	ASSERT_EQ(0, child_ready(&m));
+	ASSERT_EQ(0, child_ready(&n));
+	ASSERT_REPLY(&l, 0);
+	SEND(&l, 'g');
+	ASSERT_REPLY(&l, 0);
+	EXPECT_EQ(m.pid, tiocgpgrp(pty.master));
+	EXPECT_EQ(l.pid, getsid(m.pid));
+	EXPECT_EQ(m.pid, proc_stat(m.pid, 0, STAT_TPGID));
+	EXPECT_NE(0, proc_stat(m.pid, 0, STAT_TTY_NR));
+
+	FINISH(&l);
+	expect_rec(_metadata, "foreground", &m, 1, SIGHUP, 0, SI_KERNEL, 0);
+	expect_rec(_metadata, "background", &n, 0, 0, 0, 0, 0);
+	EXPECT_EQ(0, proc_stat(m.pid, 0, STAT_TTY_NR));
+	EXPECT_EQ(-1, proc_stat(m.pid, 0, STAT_TPGID));
+	EXPECT_EQ(0, proc_stat(n.pid, 0, STAT_TTY_NR));
+	ASSERT_ERRNO(ENOTTY, tiocgsid(pty.master));
+
+	/* The dead leader's pid still names the session. */
+	ASSERT_ERRNO(ESRCH, kill(l.pid, 0));
+	EXPECT_EQ(l.pid, getsid(m.pid));
+	EXPECT_EQ(l.pid, getsid(n.pid));
+	/* Both were adopted by the test, a subreaper. */
+	SEND(&m, 'p');
+	ASSERT_REPLY(&m, getpid());
+	SEND(&n, 'p');
+	ASSERT_REPLY(&n, getpid());
+	FINISH(&m);
+	FINISH(&n);
+}
+
+/* ------------------------------------------------------------------ */
+/* Orphaned process groups                                             */
+/* ------------------------------------------------------------------ */
+
+static int orphan_parent_fn(struct child *c)
+{
+	struct ctx *t = c->data;
+
+	CHECK(child_start(t->d) > 0);
+	t->e->pgid = t->d->pid;
+	CHECK(child_start(t->e) > 0);
+	if (t->d->stop)
+		CHECK(wait_stopped(t->d->pid) == 0);
+	child_put_int(c, 0);
+	child_get_cmd(c);
+	return 0;
+}
+
+/*
+ * The test forks A, which starts a session and forks B and B2 into a new
+ * group G of that session.  A is the only process outside G, in G's
+ * session, with a child in G.  When A exits, B and B2 are adopted by the
+ * test (another session) and G becomes orphaned: if a member of G is
+ * stopped, every member gets SIGHUP and then SIGCONT from the kernel
+ * (kill_orphaned_pgrp()); otherwise nothing.
+ */
+static void orphan_scenario(struct __test_metadata *_metadata, bool stop)
+{
+	struct child a, b, b2;
+	struct ctx t = { .d = &b, .e = &b2 };
+
+	ASSERT_EQ(0, child_init(&b));
+	b.pgid = 0;
+	b.no_pdeathsig = true;
+	b.stop = stop;
+	ASSERT_EQ(0, child_init(&b2));
+	b2.no_pdeathsig = true;
+	ASSERT_EQ(0, child_init(&a));
+	a.new_session = true;
+	a.fn = orphan_parent_fn;
+	a.data = &t;
+	START(&a);
+	child_forget_ends(&b);
+	child_forget_ends(&b2);
+	ASSERT_EQ(0, child_ready(&b));
+	ASSERT_EQ(0, child_ready(&b2));
+	ASSERT_REPLY(&a, 0);
+
+	ASSERT_EQ(a.pid, getsid(b.pid));
+	ASSERT_EQ(b.pid, getpgid(b.pid));
+	ASSERT_EQ(b.pid, getpgid(b2.pid));
+	ASSERT_EQ(a.pid, proc_stat(b.pid, 0, STAT_PPID));
+	if (stop)
+		ASSERT_EQ('T', proc_stat(b.pid, 0, STAT_STATE));
+
+	FINISH(&a);
+	if (stop) {
+		expect_rec(_metadata, "stopped member", &b, 2, SIGHUP,
+			   SIGCONT, SI_KERNEL, 0);
+		expect_rec(_metadata, "running member", &b2, 2, SIGHUP,
+			   SIGCONT, SI_KERNEL, 0);
+		EXPECT_NE('T', proc_stat(b.pid, 0, STAT_STATE));
+	} else {
+		expect_rec(_metadata, "member", &b, 0, 0, 0, 0, 0);
+		expect_rec(_metadata, "member", &b2, 0, 0, 0, 0, 0);
+	}
+	SEND(&b, 'p');
+	ASSERT_REPLY(&b, getpid());
+	SEND(&b2, 'p');
+	ASSERT_REPLY(&b2, getpid());
+	EXPECT_EQ(b.pid, getpgid(b2.pid));
+	EXPECT_EQ(a.pid, getsid(b2.pid));
+	FINISH(&b);
+	FINISH(&b2);
+}
+
+TEST_F(session, orphaned_pgrp_sighup_sigcont)
+{
+	orphan_scenario(_metadata, true);
+}
+
+TEST_F(session, orphaned_pgrp_not_stopped)
+{
+	orphan_scenario(_metadata, false);
+}
+
+/* ------------------------------------------------------------------ */
+/* F_SETOWN(-pgrp) and SIGIO                                           */
+/* ------------------------------------------------------------------ */
+
+static void check_sigio(struct __test_metadata *_metadata, int rfd, int wfd)
+{
+	struct child p1, p2, o, o2;
+	sigset_t set, pend;
+	char ch;
+	pid_t u;
+	int fl;
+
+	/* The test is not in the group and must not get SIGIO either. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGIO);
+	ASSERT_EQ(0, sigprocmask(SIG_BLOCK, &set, NULL));
+
+	ASSERT_EQ(0, child_init(&p1));
+	p1.pgid = 0;
+	START(&p1);
+	ASSERT_EQ(0, child_init(&p2));
+	p2.pgid = p1.pid;
+	p2.nthreads = 1;
+	START(&p2);
+	ASSERT_EQ(0, child_init(&o));
+	o.pgid = 0;
+	START(&o);
+	ASSERT_EQ(0, child_init(&o2));
+	START(&o2);
+
+	ASSERT_EQ(0, fcntl(rfd, F_SETOWN, -p1.pid));
+	ASSERT_EQ(-p1.pid, fcntl(rfd, F_GETOWN));
+	fl = fcntl(rfd, F_GETFL);
+	ASSERT_LE(0, fl);
+	ASSERT_EQ(0, fcntl(rfd, F_SETFL, fl | O_ASYNC | O_NONBLOCK));
+	ASSERT_EQ(1, write(wfd, "x", 1));
+
+	expect_rec(_metadata, "leader", &p1, 1, SIGIO, 0, SI_KERNEL, 0);
+	expect_rec(_metadata, "member", &p2, 1, SIGIO, 0, SI_KERNEL, 0);
+	expect_rec(_metadata, "other group", &o, 0, 0, 0, 0, 0);
+	expect_rec(_metadata, "test's group", &o2, 0, 0, 0, 0, 0);
+	ASSERT_EQ(0, sigpending(&pend));
+	EXPECT_FALSE(sigismember(&pend, SIGIO));
+	ASSERT_EQ(1, read(rfd, &ch, 1));
+
+	/*
+	 * F_SETOWN only needs a live pid, not a process group: with a
+	 * member's pid as "group", SIGIO goes nowhere.  F_GETOWN reports an
+	 * owner only while a task of that type is attached to it
+	 * (f_getown() checks pid_task()), so it says 0.
+	 */
+	ASSERT_EQ(0, fcntl(rfd, F_SETOWN, -p2.pid));
+	EXPECT_EQ(0, fcntl(rfd, F_GETOWN));
+	ASSERT_EQ(1, write(wfd, "x", 1));
+	expect_rec(_metadata, "leader", &p1, 1, SIGIO, 0, SI_KERNEL, 0);
+	expect_rec(_metadata, "member", &p2, 1, SIGIO, 0, SI_KERNEL, 0);
+	expect_rec(_metadata, "other group", &o, 0, 0, 0, 0, 0);
+	ASSERT_EQ(1, read(rfd, &ch, 1));
+
+	/* A failed F_SETOWN leaves the owner alone. */
+	ASSERT_EQ(0, fcntl(rfd, F_SETOWN, -p1.pid));
+	u = unused_pid();
+	ASSERT_LT(0, u);
+	ASSERT_ERRNO(ESRCH, fcntl(rfd, F_SETOWN, -u));
+	EXPECT_EQ(-p1.pid, fcntl(rfd, F_GETOWN));
+
+	/* Once the group has died out, there is no owner to report. */
+	FINISH(&p1);
+	FINISH(&p2);
+	EXPECT_EQ(0, fcntl(rfd, F_GETOWN));
+	ASSERT_EQ(1, write(wfd, "x", 1));
+	expect_rec(_metadata, "other group", &o, 0, 0, 0, 0, 0);
+	expect_rec(_metadata, "test's group", &o2, 0, 0, 0, 0, 0);
+	ASSERT_EQ(0, sigpending(&pend));
+	EXPECT_FALSE(sigismember(&pend, SIGIO));
+
+	FINISH(&o);
+	FINISH(&o2);
+}
+
+TEST_F(session, fsetown_pgrp_sigio_pipe)
+{
+	int p[2];
+
+	ASSERT_EQ(0, pipe2(p, O_CLOEXEC));
+	check_sigio(_metadata, p[0], p[1]);
+	close(p[0]);
+	close(p[1]);
+}
+
+TEST_F(session, fsetown_pgrp_sigio_socket)
+{
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		SKIP(return, "socketpair(AF_UNIX): %s", strerror(errno));
+	check_sigio(_metadata, sv[0], sv[1]);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+int main(int argc, char **argv)
+{
+	/* setpgid_eacces_after_exec re-executes us with PAUSE_ARG. */
+	if (argc == 3 && !strcmp(argv[1], PAUSE_ARG))
+		return pause_main(atoi(argv[2]));
+	return test_harness_run(argc, argv);
+}

@@ -1,0 +1,31 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# apply.sh DIR: apply series/ in order on top of DIR's HEAD with git am.
+# Each patch is first dry-run with GNU patch at --fuzz=0 so that a hunk
+# that needs fuzz or lands at an offset is refused by name. On failure
+# DIR is left at the last patch that applied, with no git am in progress.
+. "$(dirname "$0")/lib.sh"
+
+dir=$1
+cd "$dir"
+mapfile -t patches < <(series_patches)
+n=${#patches[@]} i=0
+for p in "${patches[@]}"; do
+	i=$((i + 1))
+	f=$REPO/series/$p
+	[ -f "$f" ] || die "series/series names $p, which is not in series/"
+	if ! out=$(patch -p1 --dry-run --fuzz=0 -i "$f" 2>&1); then
+		printf '%s\n' "$out" | grep -E 'FAILED|checking|malformed|Only garbage|can.t find' >&2 || true
+		die "patch $i/$n series/$p does not apply (hunks above); tree left at $(git log -1 --format='%h %s')"
+	fi
+	if bad=$(printf '%s\n' "$out" | grep -E 'offset|fuzz'); then
+		printf '%s\n' "$bad" >&2
+		die "patch $i/$n series/$p applies only with offset or fuzz (above): regenerate it with 'make series'"
+	fi
+	if ! git am -q --no-3way "$f"; then
+		git am --abort || true
+		die "git am refused patch $i/$n series/$p; tree left at $(git log -1 --format='%h %s')"
+	fi
+	info "applied $i/$n $p"
+done
+[ "$n" -gt 0 ] || info "series/ is empty: nothing to apply"

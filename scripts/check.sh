@@ -1,0 +1,28 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# check.sh STEP...: the driver behind 'make' and 'make check'. Prepares the
+# test tree, runs each step (checkpatch, kunit-VARIANT, kselftest-VARIANT)
+# even when an earlier one failed, and ends with the summary line.
+. "$(dirname "$0")/lib.sh"
+
+start=$(date +%s)
+mkdir -p "$RESULTS"
+rm -f "$RESULTS"/*.counts
+steps=("$@")
+"$REPO/scripts/deps.sh"
+"$REPO/scripts/base.sh"
+if ! "$REPO/scripts/check-tree.sh"; then
+	record series 0 1 0
+	"$REPO/scripts/summary.sh" series "${steps[@]}" || true
+	exit 1
+fi
+for step in "${steps[@]}"; do
+	case $step in
+	checkpatch)   "$REPO/scripts/checkpatch.sh" || true ;;
+	kunit-*)      "$REPO/scripts/kunit.sh" "${step#kunit-}" || true ;;
+	kselftest-*)  "$REPO/scripts/kselftest.sh" "${step#kselftest-}" || true ;;
+	*)            die "unknown step $step" ;;
+	esac
+done
+info "wall time $(( $(date +%s) - start )) s; logs in $RESULTS"
+exec "$REPO/scripts/summary.sh" "${steps[@]}"

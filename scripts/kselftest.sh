@@ -1,0 +1,86 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# kselftest.sh VARIANT: build kselftest/*/*.c against the test tree's
+# installed uapi headers and kselftest_harness.h, pack them with busybox
+# into an initramfs, boot $BUILD/VARIANT's bzImage in QEMU (TCG, -smp 2)
+# and parse the TAP the guest writes to its second serial port.
+#   T=GLOB       run only test programs whose suite/name matches GLOB
+#   KSFT_ARGS=.. arguments for every test program (e.g. -t setsid_twice)
+. "$(dirname "$0")/lib.sh"
+
+variant=${1:-default}
+out=$BUILD/$variant
+kernel=$out/arch/x86/boot/bzImage
+stage=$out/kselftest-root
+tap=$RESULTS/kselftest-$variant.tap
+console=$RESULTS/kselftest-$variant.console
+T=${T:-*}
+KSFT_ARGS=${KSFT_ARGS:-}
+GUEST_TIMEOUT=${GUEST_TIMEOUT:-1500}
+TEST_TIMEOUT=${TEST_TIMEOUT:-600}
+rm -f "$RESULTS/kselftest-$variant.counts"
+[ -f "$kernel" ] || die "no kernel at $kernel: run 'make kunit' (or make check) first"
+
+say "kselftests: headers from $CHECK into $out/usr"
+make -s -C "$CHECK" ARCH=x86_64 O="$out" headers_install >/dev/null ||
+	die "headers_install failed in $out"
+
+say "kselftests: building kselftest/ (static, -Werror)"
+rm -rf "$stage"
+mkdir -p "$stage/tests"
+nprog=0
+for src in "$REPO"/kselftest/*/*.c; do
+	[ -e "$src" ] || continue
+	suite=$(basename "$(dirname "$src")") prog=$(basename "$src" .c)
+	# shellcheck disable=SC2053
+	[[ "$suite/$prog" == $T ]] || continue
+	mkdir -p "$stage/tests/$suite"
+	gcc -static -O2 -g -Wall -Werror -pthread -D_GNU_SOURCE \
+		-isystem "$out/usr/include" -I "$CHECK/tools/testing/selftests" \
+		-o "$stage/tests/$suite/$prog" "$src" ||
+		die "kselftest/$suite/$prog.c does not build (errors above)"
+	info "built $suite/$prog"
+	nprog=$((nprog + 1))
+done
+[ "$nprog" -gt 0 ] || die "no kselftest program matches T='$T'"
+
+cat > "$stage/init.sh" <<INIT
+exec 3>/dev/ttyS1
+echo "# guest: \$(uname -r) \$(nproc) cpus" >&3
+for t in /tests/*/*; do
+	name=\${t#/tests/}
+	echo "# selftest: \$name" >&3
+	( cd "\${t%/*}" && timeout $TEST_TIMEOUT "\$t" $KSFT_ARGS; echo \$? > /tmp/rc ) 2>&1 | tee /dev/console >&3
+	echo "# exit: \$name \$(cat /tmp/rc)" >&3
+done
+echo "# dmesg warnings: \$(dmesg | grep -cE '$KERNEL_BUGS')" >&3
+dmesg | grep -A30 -E '$KERNEL_BUGS' | head -200 >&3
+echo "# guest done" >&3
+INIT
+"$REPO/scripts/initramfs.sh" "$stage" "$out/kselftest-initramfs.cpio.gz"
+
+say "kselftests: booting $kernel (TCG, -smp 2; console: $console)"
+rm -f "$tap" "$console"
+: > "$tap"
+start=$(date +%s)
+timeout "$GUEST_TIMEOUT" qemu-system-x86_64 -nodefaults -no-reboot -display none \
+	-m 2048 -smp 2 -bios qboot.rom \
+	-kernel "$kernel" -initrd "$out/kselftest-initramfs.cpio.gz" \
+	-append "console=ttyS0 kunit.enable=0 panic=-1 loglevel=4" \
+	-serial "file:$console" -serial "file:$tap" < /dev/null &
+qemu=$!
+tail -n +1 -f --pid=$qemu "$tap" | tr -d '\r' |
+	grep --line-buffered -E '^(ok|not ok|# (selftest|exit|guest)|# +(FAILED|PASSED|Totals))' |
+	sed -u 's/^/    /' || true
+rc=0
+wait $qemu || rc=$?
+info "guest ran $(( $(date +%s) - start )) s, qemu exit $rc"
+
+counts=$(python3 "$REPO/scripts/tap-count.py" "$tap") || {
+	record "kselftest-$variant" 0 1 0
+	die "kselftests failed: see $tap and $console"
+}
+record "kselftest-$variant" $counts
+read -r p f s <<<"$counts"
+info "kselftests: $p passed, $f failed, $s skipped"
+[ "$f" -eq 0 ] || die "kselftests failed: see $tap and $console"

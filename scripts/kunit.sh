@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# kunit.sh VARIANT [FILTER]: build the test tree with .kunitconfig +
+# kunit/common.config + kunit/VARIANT.config in $BUILD/VARIANT and run its
+# KUnit suites in QEMU (x86_64, -smp 2, TCG) through kunit.py.
+. "$(dirname "$0")/lib.sh"
+
+variant=${1:?usage: kunit.sh VARIANT [FILTER_GLOB]}
+filter=${2:-}
+frag=$REPO/kunit/$variant.config
+[ -f "$frag" ] || die "no kunit variant '$variant': $frag is missing"
+out=$BUILD/$variant
+log=$RESULTS/kunit-$variant.log
+json=$RESULTS/kunit-$variant.json
+mkdir -p "$out" "$RESULTS"
+rm -f "$json" "$RESULTS/kunit-$variant.counts"
+
+say "KUnit '$variant': building $out and booting it in QEMU (log: $log)"
+# kunit.py hides make's output; say how far the build has got meanwhile.
+start=$(date +%s)
+progress "$out"
+
+rc=0
+python3 "$CHECK/tools/testing/kunit/kunit.py" run \
+	--arch=x86_64 --jobs="$JOBS" \
+	--build_dir="$out" --json="$json" \
+	--kunitconfig="$REPO/.kunitconfig" \
+	--kunitconfig="$REPO/kunit/common.config" \
+	--kunitconfig="$frag" \
+	--make_options="CC=ccache gcc" \
+	--qemu_args="-smp 2" \
+	--timeout="${KUNIT_TIMEOUT:-1200}" \
+	${filter:+"$filter"} > "$log" 2>&1 || rc=$?
+stop_progress
+grep -vE '^\[[0-9:]+\] *$' "$log" | tail -n 40 | sed 's/^/    /'
+
+if [ ! -s "$json" ]; then
+	record "kunit-$variant" 0 1 0
+	die "KUnit '$variant' produced no results (exit $rc): see $log and $out/test.log"
+fi
+counts=$(python3 "$REPO/scripts/kunit-count.py" "$json") || {
+	record "kunit-$variant" 0 1 0
+	die "KUnit '$variant' ran no test: see $log"
+}
+read -r p f s <<<"$counts"
+# Sanitizer, lockdep and RCU reports do not fail a KUnit case by themselves:
+# any in the log fails the run. A case that triggers a warning on purpose
+# announces it with "warning is expected next" just before.
+bugs=$(awk -v re="$KERNEL_BUGS" '
+	/warning is expected next/ { announced = NR }
+	$0 ~ re {
+		if (announced && NR - announced <= 3 && /WARNING:/) { announced = 0; next }
+		n++; print "    kernel: " $0 > "/dev/stderr"
+	}
+	END { print n + 0 }' "$out/test.log")
+if [ "$bugs" -gt 0 ]; then
+	info "KUnit '$variant': $bugs kernel bug report(s) in $out/test.log"
+	f=$((f + 1))
+fi
+record "kunit-$variant" "$p" "$f" "$s"
+info "KUnit '$variant': $p passed, $f failed, $s skipped in $(( $(date +%s) - start )) s"
+[ "$rc" -eq 0 ] && [ "$f" -eq 0 ] || die "KUnit '$variant' failed (exit $rc): see $log and $out/test.log"
