@@ -18,7 +18,8 @@ for p in "${patches[@]}"; do
 		printf '%s\n' "$out" | grep -E 'FAILED|checking|malformed|Only garbage|can.t find' >&2 || true
 		die "patch $i/$n series/$p does not apply (hunks above); tree left at $(git log -1 --format='%h %s')"
 	fi
-	if bad=$(printf '%s\n' "$out" | grep -E 'offset|fuzz'); then
+	if printf '%s\n' "$out" | grep -qE 'offset|fuzz'; then
+		bad=$(printf '%s\n' "$out" | grep -E 'checking|offset|fuzz')
 		printf '%s\n' "$bad" >&2
 		die "patch $i/$n series/$p applies only with offset or fuzz (above): regenerate it with 'make series'"
 	fi

@@ -36,6 +36,6 @@ timeout "${BENCH_TIMEOUT:-1800}" qemu-system-x86_64 -nodefaults -no-reboot \
 	die "bench guest failed or timed out: see $RESULTS/bench.console"
 grep -q 'pidmap_bench: end' "$RESULTS/bench.console" ||
 	die "bench did not finish: see $RESULTS/bench.console"
-sed -n 's/^\[ *[0-9.]*\] pidmap_bench: //p' "$RESULTS/bench.console" | tr -d '\r' > "$table"
+sed -n -E "s/^(\\[ *[0-9.]+\\] )?pidmap_bench: //p" "$RESULTS/bench.console" | tr -d '\r' > "$table"
 sed 's/^/    /' "$table"
 info "(pidmap and idr: median (min-max); ratio: median (min-max) of per-round pidmap/idr; saved in $table)"
