@@ -4,6 +4,7 @@
 # with -icount so that the guest clock counts instructions, which keeps
 # pidmap-vs-IDR ratios stable on a busy host; print the table it logs.
 . "$(dirname "$0")/lib.sh"
+lock_work
 
 variant=bench
 out=$BUILD/$variant

@@ -7,6 +7,7 @@
 #   T=GLOB       run only test programs whose suite/name matches GLOB
 #   KSFT_ARGS=.. arguments for every test program (e.g. -t setsid_twice)
 . "$(dirname "$0")/lib.sh"
+lock_work
 
 variant=${1:-default}
 out=$BUILD/$variant

@@ -4,6 +4,7 @@
 # kunit/common.config + kunit/VARIANT.config in $BUILD/VARIANT and run its
 # KUnit suites in QEMU (x86_64, -smp 2, TCG) through kunit.py.
 . "$(dirname "$0")/lib.sh"
+lock_work
 
 variant=${1:?usage: kunit.sh VARIANT [FILTER_GLOB]}
 filter=${2:-}

@@ -87,3 +87,11 @@ progress() {
 	trap stop_progress EXIT
 }
 stop_progress() { [ -z "${PROGRESS_PID:-}" ] || kill "$PROGRESS_PID" 2>/dev/null || true; }
+
+# lock_work: one build or guest at a time per work directory (2 cores);
+# a second run waits here for the first. Released when the script exits.
+lock_work() {
+	mkdir -p "$WORK"
+	exec 9>"$WORK/.lock"
+	flock -n 9 || { info "waiting for another run in $WORK to finish"; flock 9; }
+}
