@@ -21,8 +21,9 @@ check:                    ## every test: checkpatch, KUnit (default, debug), kse
 check-kcsan:              ## KUnit under the data race detector (kunit/kcsan.config)
 	@$(S)/check.sh kunit-kcsan
 
-bench:                    ## pidmap against the IDR path, side by side (not a test)
-	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-tree.sh && $(S)/bench.sh
+bench:                    ## pidmap vs the IDR path; PRIO_USER, pristine vs patched (not a test)
+	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-tree.sh && $(S)/bench.sh && \
+		$(S)/kunit.sh default && $(S)/bench-system.sh
 
 kunit:                    ## only KUnit, default variant (FILTER='suite.case' narrows it)
 	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-tree.sh && $(S)/kunit.sh default $(FILTER)

@@ -4,6 +4,7 @@
 # anything in it is discarded. A stamp of base and patches skips the work
 # (and keeps file times, so builds stay incremental) when nothing changed.
 . "$(dirname "$0")/lib.sh"
+lock_work
 
 GIT_REPO=$TREE/.git
 tag=$(base_tag)

@@ -80,9 +80,11 @@ KERNEL_BUGS='WARNING:|BUG:|Oops|possible (recursive|circular) locking|suspicious
 progress() {
 	local dir=$1 t0
 	t0=$(date +%s)
+	mkdir -p "$dir"
+	touch "$dir/.progress"
 	( while sleep 60; do
-		info "... $(( ($(date +%s) - t0) / 60 )) min, $(find "$dir" -name '*.o' 2>/dev/null | wc -l) objects built"
-	  done ) &
+		info "... $(( ($(date +%s) - t0) / 60 )) min, $(find "$dir" -name '*.o' -newer "$dir/.progress" 2>/dev/null | wc -l) objects compiled"
+	  done ) 9>&- &
 	PROGRESS_PID=$!
 	trap stop_progress EXIT
 }
