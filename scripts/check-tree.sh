@@ -15,7 +15,7 @@ stamp=$( { git --git-dir="$GIT_REPO" rev-parse "$tag"; series_patches |
 if [ ! -d "$CHECK" ]; then
 	say "creating test tree $CHECK"
 	git --git-dir="$GIT_REPO" worktree add -q --detach "$CHECK" "$tag"
-elif [ "$(cat "$WORK/check.stamp" 2>/dev/null)" = "$stamp" ] &&
+elif [ "$(cat "$WORK/check.stamp" 2>/dev/null)" = "$stamp $(git -C "$CHECK" rev-parse HEAD)" ] &&
      [ -z "$(git -C "$CHECK" status --porcelain)" ]; then
 	info "test tree $CHECK is base + series/ ($(series_patches | wc -l) patches), unchanged"
 	exit 0
@@ -27,4 +27,4 @@ git -C "$CHECK" am --abort >/dev/null 2>&1 || true
 git -C "$CHECK" checkout -q -f --detach "$tag"
 git -C "$CHECK" clean -q -fdx
 "$REPO/scripts/apply.sh" "$CHECK"
-echo "$stamp" > "$WORK/check.stamp"
+echo "$stamp $(git -C "$CHECK" rev-parse HEAD)" > "$WORK/check.stamp"
