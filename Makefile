@@ -10,13 +10,13 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: all check check-kcsan kunit kselftest checkpatch bench deps base tree series boot clean help
+.PHONY: all check check-kcsan kunit kselftest lint checkpatch bench deps base tree series boot clean help
 
 all:                      ## the main job: apply series/, run KUnit (default variant) in QEMU
 	@$(S)/check.sh kunit-default
 
-check:                    ## every test: checkpatch, KUnit (default, debug), kselftests in QEMU
-	@$(S)/check.sh checkpatch kunit-default kunit-debug kselftest-default
+check:                    ## every test: checkpatch, KUnit (default, debug), kselftests in QEMU, W=1/sparse
+	@$(S)/check.sh checkpatch kunit-default kunit-debug kselftest-default lint
 
 check-kcsan:              ## KUnit under the data race detector (kunit/kcsan.config)
 	@$(S)/check.sh kunit-kcsan
@@ -27,6 +27,9 @@ bench:                    ## pidmap vs the IDR path; PRIO_USER, pristine vs patc
 
 kunit:                    ## only KUnit, default variant (FILTER='suite.case' narrows it)
 	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-tree.sh && $(S)/kunit.sh default $(FILTER)
+
+lint:                     ## only W=1 + sparse (patched vs pristine) and kernel-doc, on the kernel 'make kunit' built
+	@$(S)/deps.sh && $(S)/check-tree.sh && $(S)/lint.sh
 
 kselftest:                ## only the kselftests, on the kernel 'make kunit' built
 	@$(S)/check-tree.sh && $(S)/kselftest.sh default

@@ -12,15 +12,8 @@ log=$RESULTS/bench.log
 table=$RESULTS/bench.txt
 mkdir -p "$out" "$RESULTS"
 say "bench: building $out (log: $log)"
-progress "$out"
-python3 "$CHECK/tools/testing/kunit/kunit.py" build \
-	--arch=x86_64 --jobs="$JOBS" --build_dir="$out" \
-	--kunitconfig="$REPO/.kunitconfig" \
-	--kunitconfig="$REPO/kunit/common.config" \
-	--kunitconfig="$REPO/kunit/$variant.config" \
-	--make_options="CC=ccache gcc" > "$log" 2>&1 ||
-	{ tail -20 "$log"; die "bench kernel did not build: see $log"; }
-stop_progress
+kunit_build "$CHECK" "$out" "$log" "$REPO/.kunitconfig" \
+	"$REPO/kunit/common.config" "$REPO/kunit/$variant.config"
 
 root=$out/bench-root
 rm -rf "$root"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # check.sh STEP...: the driver behind 'make' and 'make check'. Prepares the
-# test tree, runs each step (checkpatch, kunit-VARIANT, kselftest-VARIANT)
+# test tree, runs each step (checkpatch, kunit-VARIANT, kselftest-VARIANT,
+# lint)
 # even when an earlier one failed, and ends with the summary line.
 . "$(dirname "$0")/lib.sh"
 
@@ -19,6 +20,7 @@ fi
 for step in "${steps[@]}"; do
 	case $step in
 	checkpatch)   "$REPO/scripts/checkpatch.sh" || true ;;
+	lint)         "$REPO/scripts/lint.sh" || true ;;
 	kunit-*)      "$REPO/scripts/kunit.sh" "${step#kunit-}" || true ;;
 	kselftest-*)  "$REPO/scripts/kselftest.sh" "${step#kselftest-}" || true ;;
 	*)            die "unknown step $step" ;;

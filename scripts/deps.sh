@@ -8,6 +8,8 @@ PACKAGES=(
 	build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
 	python3 python3-ply python3-git perl git ccache
 	qemu-system-x86 busybox-static
+	libcap-dev
+	sparse
 )
 
 missing=()

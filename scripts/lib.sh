@@ -32,6 +32,20 @@ pkg_version() {
 }
 base_tag() { echo "base/$(pkg_version | tr '~:' '_.')"; }
 
+# pristine_worktree: $WORK/pristine, a worktree of $TREE at the base
+# commit (for builds of 6.12 as Debian ships it); prints its path.
+pristine_worktree() {
+	local dir=$WORK/pristine
+	if [ ! -d "$dir" ]; then
+		git -C "$TREE" worktree add -q --detach "$dir" "$(base_tag)" ||
+			die "cannot add the worktree $dir"
+	else
+		git -C "$dir" checkout -q -f --detach "$(base_tag)" ||
+			die "cannot check out $(base_tag) in $dir"
+	fi
+	echo "$dir"
+}
+
 # Patches named in series/series, in order, comments and blanks skipped.
 series_patches() {
 	[ -f "$REPO/series/series" ] || die "series/series is missing"
@@ -89,6 +103,22 @@ progress() {
 	trap stop_progress EXIT
 }
 stop_progress() { [ -z "${PROGRESS_PID:-}" ] || kill "$PROGRESS_PID" 2>/dev/null || true; }
+
+# kunit_build SRC OUT LOG FRAGMENT...: build SRC's kernel in OUT through
+# kunit.py (x86_64, ccache) from the given kunitconfig fragments, with
+# progress lines; dies naming LOG when the build fails.
+kunit_build() {
+	local src=$1 out=$2 log=$3 frag args=()
+	shift 3
+	for frag in "$@"; do args+=("--kunitconfig=$frag"); done
+	mkdir -p "$out" "$(dirname "$log")"
+	progress "$out"
+	python3 "$src/tools/testing/kunit/kunit.py" build \
+		--arch=x86_64 --jobs="$JOBS" --build_dir="$out" "${args[@]}" \
+		--make_options="CC=ccache gcc" > "$log" 2>&1 ||
+		{ stop_progress; tail -20 "$log"; die "kernel in $out did not build: see $log"; }
+	stop_progress
+}
 
 # lock_work: one build or guest at a time per work directory (2 cores);
 # a second run waits here for the first. Released when the script exits.

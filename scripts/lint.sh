@@ -1,0 +1,86 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# lint.sh: the C files the series touches, compiled with W=1 and sparse
+# (C=2) in the test tree and in pristine 6.12 with the same .config; fails
+# on any warning the patched build has and the pristine one has not
+# (compared without line numbers). Then scripts/kernel-doc -none -Wall on
+# the files the series adds or changes in kernel/ and include/linux/, again
+# failing only on warnings pristine 6.12 does not have.
+. "$(dirname "$0")/lib.sh"
+lock_work
+
+patched=$BUILD/default
+lint=$BUILD/lint-pristine
+out=$RESULTS/lint
+[ -f "$patched/.config" ] || die "no build in $patched: run 'make kunit' first"
+command -v sparse > /dev/null || die "sparse is missing: run 'make deps'"
+mkdir -p "$out" "$lint"
+base=$(base_tag)
+files=$(git -C "$CHECK" diff --name-only --diff-filter=AM "$base" HEAD -- '*.c' |
+	grep -v '^arch/' || true)
+[ -n "$files" ] || die "the series touches no C file"
+
+pristine=$(pristine_worktree)
+if ! cmp -s "$patched/.config" "$lint/.config"; then
+	say "lint: preparing pristine $base in $lint with the test tree's .config"
+	cp "$patched/.config" "$lint/.config"
+	make -s -C "$pristine" O="$lint" ARCH=x86_64 CC="ccache gcc" olddefconfig prepare \
+		> "$out/prepare.log" 2>&1 || die "pristine prepare failed: see $out/prepare.log"
+fi
+
+# warnings SRC OUT FILE: W=1 + sparse warnings for FILE's object, without
+# line and column numbers.
+warnings() {
+	local src=$1 dir=$2 f=$3 obj=${3%.c}.o
+	[ -f "$src/$f" ] || return 0
+	rm -f "$dir/$obj"
+	make -C "$src" O="$dir" ARCH=x86_64 CC="ccache gcc" W=1 C=2 "$obj" 2>&1 |
+		{ grep -E 'warning:|error:' || true; } |
+		sed -E -e "s#^($src|$dir)/##" -e 's#^\.\./[^ ]*/##' -e 's/:[0-9]+(:[0-9]+)?:/:/' | sort -u
+}
+
+say "lint: W=1 C=2 (sparse) on the series' C files, patched and pristine"
+new=0 okf=0 badf=0
+for f in $files; do
+	obj=${f%.c}.o
+	if [ ! -f "$patched/$obj" ]; then
+		info "skip $f (not in this config)"
+		continue
+	fi
+	warnings "$CHECK" "$patched" "$f" > "$out/patched.$(echo "$f" | tr / _)"
+	warnings "$pristine" "$lint" "$f" > "$out/pristine.$(echo "$f" | tr / _)"
+	n=$(comm -23 "$out/patched.$(echo "$f" | tr / _)" "$out/pristine.$(echo "$f" | tr / _)" | wc -l)
+	old=$(wc -l < "$out/pristine.$(echo "$f" | tr / _)")
+	if [ "$n" -gt 0 ]; then
+		info "FAIL $f: $n new warnings:"
+		comm -23 "$out/patched.$(echo "$f" | tr / _)" "$out/pristine.$(echo "$f" | tr / _)" | sed 's/^/        /'
+		new=$((new + n)) badf=$((badf + 1))
+	else
+		info "ok   $f (pristine has $old)"
+		okf=$((okf + 1))
+	fi
+done
+# W=1 leaves different flags behind: rebuild these objects normally next time.
+for f in $files; do rm -f "$patched/${f%.c}.o"; done
+
+say "lint: kernel-doc -none -Wall on the series' kernel/ and include/linux/ files, new warnings only"
+docs=$(git -C "$CHECK" diff --name-only --diff-filter=AM "$base" HEAD -- \
+	'kernel/*.c' 'include/linux/*.h')
+# kdoc TREE FILE: kernel-doc's warnings for FILE, without line numbers.
+kdoc() {
+	[ -f "$1/$2" ] || return 0
+	(cd "$1" && scripts/kernel-doc -none -Wall "$2" 2>&1) |
+		sed -E 's/:[0-9]+:/:/' | sort -u
+}
+kd=0
+for f in $docs; do
+	w=$(comm -23 <(kdoc "$CHECK" "$f") <(kdoc "$pristine" "$f"))
+	[ -z "$w" ] && continue
+	echo "$w" | sed 's/^/        /'
+	kd=$((kd + $(echo "$w" | wc -l)))
+done
+info "kernel-doc: $kd new warnings in $(echo "$docs" | wc -w) files"
+
+record lint "$okf" $((badf + (kd > 0))) 0
+[ "$new" -eq 0 ] && [ "$kd" -eq 0 ] || die "lint: $new new compiler/sparse warnings, $kd kernel-doc warnings"
+info "lint: no new W=1 or sparse warnings"
