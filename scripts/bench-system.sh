@@ -45,6 +45,8 @@ done
 cat > "$root/init.sh" <<INIT
 echo 4194304 > /proc/sys/kernel/pid_max
 echo 1000000 > /proc/sys/kernel/threads-max
+# two mappings per thread stack (stack + guard): 65530 stops at 32765 threads
+echo 1000000 > /proc/sys/vm/max_map_count
 if grep -q pidsys.mode=lockstat /proc/cmdline; then
 	/bench/pidsys lockstat $FORKS
 else

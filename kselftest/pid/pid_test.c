@@ -67,6 +67,7 @@
 #include <linux/sched.h>	/* struct clone_args, CLONE_PIDFD */
 
 #include "kselftest_harness.h"
+#include "../lib/util.h"
 
 #ifndef P_PIDFD
 #define P_PIDFD		3
@@ -98,113 +99,14 @@
 /* Small utilities                                                     */
 /* ------------------------------------------------------------------ */
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
-static int read_full(int fd, void *buf, size_t len, int timeout_ms)
-{
-	long long deadline = now_ms() + timeout_ms;
-	char *p = buf;
-
-	while (len) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		long long left = deadline - now_ms();
-		ssize_t n;
-
-		if (left <= 0)
-			return -ETIMEDOUT;
-		n = poll(&pfd, 1, left);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n ? -errno : -ETIMEDOUT;
-		n = read(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n ? -errno : -EPIPE;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
-static int write_full(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
-/* A number from a /proc file; 0 or a negative errno. */
-static int read_long(const char *path, long *val)
-{
-	char buf[64];
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	if (n < 0) {
-		n = -errno;
-		close(fd);
-		return n;
-	}
-	close(fd);
-	buf[n] = '\0';
-	*val = strtol(buf, NULL, 10);
-	return 0;
-}
-
-/* Write a number to a /proc file; 0 or a negative errno. */
-static int write_long(const char *path, long val)
-{
-	char buf[32];
-	int fd, len, ret = 0;
-
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	len = snprintf(buf, sizeof(buf), "%ld", val);
-	errno = 0;
-	if (write(fd, buf, len) != len)
-		ret = errno ? -errno : -EIO;
-	close(fd);
-	return ret;
-}
-
 /* "Key:\t1\t2..." from /proc/self/status; how many numbers, or -1. */
 static int status_field(const char *key, long *vals, int max)
 {
 	char buf[4096], *p, *end;
-	ssize_t n;
-	int fd, i = 0;
+	int i = 0;
 
-	fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (read_text("/proc/self/status", buf, sizeof(buf)) <= 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	p = strstr(buf, key);
 	if (!p)
 		return -1;
@@ -222,63 +124,27 @@ static int status_field(const char *key, long *vals, int max)
 	return i;
 }
 
+/*
+ * The number right after the first @key in the file @path (a /proc file
+ * that fits in 4 KiB), or @fail if the file or the key is not there.
+ */
+static long proc_number_after(const char *path, const char *key, long fail)
+{
+	char buf[4096], *p;
+
+	if (read_text(path, buf, sizeof(buf)) <= 0)
+		return fail;
+	p = strstr(buf, key);
+	return p ? strtol(p + strlen(key), NULL, 10) : fail;
+}
+
 /* The "Pid:" line of /proc/self/fdinfo/@fd, or LONG_MIN. */
 static long fdinfo_pid(int fd)
 {
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int f;
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = open(path, O_RDONLY | O_CLOEXEC);
-	if (f < 0)
-		return LONG_MIN;
-	n = read(f, buf, sizeof(buf) - 1);
-	close(f);
-	if (n <= 0)
-		return LONG_MIN;
-	buf[n] = '\0';
-	p = strstr(buf, "\nPid:\t");
-	if (!p)
-		return LONG_MIN;
-	return strtol(p + 6, NULL, 10);
-}
-
-static long mem_available_kb(void)
-{
-	char buf[4096], *p;
-	ssize_t n;
-	int fd;
-
-	fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	p = strstr(buf, "MemAvailable:");
-	return p ? strtol(p + 13, NULL, 10) : -1;
-}
-
-/* The number of tasks in the system: 4th field of /proc/loadavg. */
-static long nr_threads(void)
-{
-	char buf[128], *p;
-	ssize_t n;
-	int fd;
-
-	fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	p = strchr(buf, '/');
-	return p ? strtol(p + 1, NULL, 10) : -1;
+	return proc_number_after(path, "\nPid:\t", LONG_MIN);
 }
 
 static int sys_pidfd_open(pid_t pid, unsigned int flags)
@@ -323,43 +189,6 @@ static pid_t clone3_tids(const pid_t *tid, size_t n, __u64 flags, int *pidfd)
 	ret = syscall(__NR_clone3, &args, sizeof(args));
 	return ret < 0 ? -errno : ret;
 }
-
-/* ------------------------------------------------------------------ */
-/* Checks in helper processes: report and exit with status 1          */
-/* ------------------------------------------------------------------ */
-
-#define CHECK(cond) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, "# pid %d: %s:%d: CHECK(%s) failed, "	\
-			"errno %d (%s)\n", getpid(), __func__,		\
-			__LINE__, #cond, errno, strerror(errno));	\
-		_exit(1);						\
-	}								\
-} while (0)
-
-#define CHECK_EQ(expr, expected) do {					\
-	long __v = (long)(expr), __e = (long)(expected);		\
-	if (__v != __e) {						\
-		fprintf(stderr, "# pid %d: %s:%d: %s is %ld, expected "	\
-			"%s = %ld\n", getpid(), __func__, __LINE__,	\
-			#expr, __v, #expected, __e);			\
-		_exit(1);						\
-	}								\
-} while (0)
-
-/* @expr must fail with -1 and errno @err. */
-#define CHECK_ERR(expr, err) do {					\
-	long __r;							\
-	errno = 0;							\
-	__r = (long)(expr);						\
-	if (__r != -1 || errno != (err)) {				\
-		fprintf(stderr, "# pid %d: %s:%d: %s = %ld, errno %d "	\
-			"(%s), expected -1 and errno %d (%s)\n",	\
-			getpid(), __func__, __LINE__, #expr, __r,	\
-			errno, strerror(errno), (err), strerror(err));	\
-		_exit(1);						\
-	}								\
-} while (0)
 
 /* ------------------------------------------------------------------ */
 /* Processes                                                           */
@@ -694,51 +523,6 @@ static pid_t guard_start(long pid_max, long threads_max)
 	return pid;
 }
 
-/* SIGKILL and reap every child, including adopted orphans. */
-static void reap_all(void)
-{
-	long long deadline = now_ms() + TIMEOUT_MS;
-	pid_t self = getpid();
-
-	for (;;) {
-		struct dirent *e;
-		pid_t pid;
-		DIR *d;
-
-		d = opendir("/proc");
-		while (d && (e = readdir(d))) {
-			char path[64], buf[512], *p;
-			ssize_t n;
-			int fd;
-
-			pid = atoi(e->d_name);
-			if (pid <= 0 || pid == self)
-				continue;
-			snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-			fd = open(path, O_RDONLY | O_CLOEXEC);
-			if (fd < 0)
-				continue;
-			n = read(fd, buf, sizeof(buf) - 1);
-			close(fd);
-			if (n <= 0)
-				continue;
-			buf[n] = '\0';
-			p = strrchr(buf, ')');
-			if (p && strtol(p + 4, NULL, 10) == self)
-				kill(pid, SIGKILL);
-		}
-		if (d)
-			closedir(d);
-		while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
-			;
-		if (pid < 0 && errno == ECHILD)
-			return;
-		if (now_ms() > deadline)
-			return;
-		usleep(10000);
-	}
-}
-
 FIXTURE(pid) {
 	long pid_max;
 	long threads_max;
@@ -767,7 +551,7 @@ FIXTURE_TEARDOWN(pid)
 		wait_exit(self->guard, TIMEOUT_MS);
 	}
 	restore_sysctls(self->pid_max, self->threads_max);
-	reap_all();
+	reap_all(TIMEOUT_MS);
 }
 
 /* Set pid_max for this test; the guard and the teardown restore it. */
@@ -1156,25 +940,40 @@ static void check_nspid(const long *want, int n)
 		CHECK_EQ(got[i], want[i]);
 }
 
+/*
+ * clone3() with set_tid @tid[0..@n) (innermost first) and @flags: the
+ * child must be @tid[0] with an NSpid of @tid reversed and exit with 0;
+ * the caller must get @tid[1] with CLONE_NEWPID (the child is then the
+ * init of a new namespace), else @tid[0].
+ */
+static void check_set_tid(const pid_t *tid, int n, __u64 flags)
+{
+	pid_t p = clone3_tids(tid, n, flags, NULL);
+	int i;
+
+	if (p == 0) {
+		long want[MAX_PID_NS_LEVEL];
+
+		for (i = 0; i < n; i++)
+			want[i] = tid[n - 1 - i];
+		CHECK_EQ(getpid(), tid[0]);
+		check_nspid(want, n);
+		_exit(0);
+	}
+	CHECK_EQ(p, tid[flags & CLONE_NEWPID ? 1 : 0]);
+	CHECK_EQ(wait_exit(p, TIMEOUT_MS), 0);
+}
+
 static int set_tid_nested_scenario(void *arg)
 {
 	const struct ns_ctx *c = arg;
-	pid_t tid[3], p, held;
+	pid_t tid[3], held;
 
 	CHECK_EQ(getpid(), 1);
 	/* both levels: 50 here, outer[1] in the initial namespace */
 	tid[0] = 50;
 	tid[1] = c->outer[1];
-	p = clone3_tids(tid, 2, 0, NULL);
-	if (p == 0) {
-		long want[2] = { c->outer[1], 50 };
-
-		CHECK_EQ(getpid(), 50);
-		check_nspid(want, 2);
-		_exit(0);
-	}
-	CHECK_EQ(p, 50);
-	CHECK_EQ(wait_exit(p, TIMEOUT_MS), 0);
+	check_set_tid(tid, 2, 0);
 
 	/*
 	 * The outer number is taken: EEXIST, and the inner one, allocated
@@ -1210,16 +1009,7 @@ static int set_tid_nested_scenario(void *arg)
 	tid[0] = 1;
 	tid[1] = 60;
 	tid[2] = c->outer[2];
-	p = clone3_tids(tid, 3, CLONE_NEWPID, NULL);
-	if (p == 0) {
-		long want[3] = { c->outer[2], 60, 1 };
-
-		CHECK_EQ(getpid(), 1);
-		check_nspid(want, 3);
-		_exit(0);
-	}
-	CHECK_EQ(p, 60);
-	CHECK_EQ(wait_exit(p, TIMEOUT_MS), 0);
+	check_set_tid(tid, 3, CLONE_NEWPID);
 	/* three levels without a new namespace: EINVAL */
 	tid[0] = 61;
 	CHECK_EQ(try_tids(tid, 3, 0), -EINVAL);
@@ -1292,6 +1082,15 @@ TEST_F(pid, clone3_set_tid_nested)
 	RUN_IN_PIDNS(set_tid_nested_scenario, &c, NS_TIMEOUT_S);
 }
 
+/* @p, just forked (0 in the child), must be @nr there and exit with 0. */
+static void check_child_nr(pid_t p, pid_t nr)
+{
+	if (p == 0)
+		_exit(getpid() == nr ? 0 : 1);
+	CHECK(p > 0);
+	CHECK_EQ(wait_exit(p, TIMEOUT_MS), 0);
+}
+
 /* Runs in a child of the test, in the initial namespace. */
 static int no_reaper_main(void)
 {
@@ -1312,21 +1111,9 @@ static int no_reaper_main(void)
 	CHECK(init > 0);
 	/* now 5 works, and fork() still starts at the cursor: 2, then 3 */
 	tid = 5;
-	p = clone3_tids(&tid, 1, 0, NULL);
-	if (p == 0)
-		_exit(getpid() == 5 ? 0 : 1);
-	CHECK(p > 0);
-	CHECK_EQ(wait_exit(p, TIMEOUT_MS), 0);
-	p = fork();
-	if (p == 0)
-		_exit(getpid() == 2 ? 0 : 1);
-	CHECK(p > 0);
-	CHECK_EQ(wait_exit(p, TIMEOUT_MS), 0);
-	p = fork();
-	if (p == 0)
-		_exit(getpid() == 3 ? 0 : 1);
-	CHECK(p > 0);
-	CHECK_EQ(wait_exit(p, TIMEOUT_MS), 0);
+	check_child_nr(clone3_tids(&tid, 1, 0, NULL), 5);
+	check_child_nr(fork(), 2);
+	check_child_nr(fork(), 3);
 
 	/*
 	 * The init exits: the namespace takes no new process, whatever the
@@ -1550,11 +1337,6 @@ static int proc_pass(int *pids, int max)
 	return n;
 }
 
-static void *churn_thread(void *arg)
-{
-	return arg;
-}
-
 static void __attribute__((noreturn)) churner(struct churn *ch, bool threads)
 {
 	pthread_attr_t attr;
@@ -1566,7 +1348,7 @@ static void __attribute__((noreturn)) churner(struct churn *ch, bool threads)
 		if (threads) {
 			pthread_t t;
 
-			if (pthread_create(&t, &attr, churn_thread, NULL) == 0)
+			if (pthread_create(&t, &attr, nop_thread, NULL) == 0)
 				pthread_join(t, NULL);
 			__atomic_add_fetch(&ch->threads, 1, __ATOMIC_RELAXED);
 		} else {
@@ -1575,13 +1357,6 @@ static void __attribute__((noreturn)) churner(struct churn *ch, bool threads)
 						   __ATOMIC_RELAXED);
 		}
 	}
-}
-
-static void *idle_thread(void *arg)
-{
-	for (;;)
-		pause();
-	return arg;
 }
 
 /*
@@ -1774,6 +1549,18 @@ static pid_t spawn_recorder(int slot)
 	return pid;
 }
 
+/* SIGKILL @pid through @kill_fd; waitid() on @wait_fd must report it. */
+static void check_pidfd_kill(int kill_fd, int wait_fd, pid_t pid)
+{
+	siginfo_t si;
+
+	CHECK_EQ(sys_pidfd_send_signal(kill_fd, SIGKILL), 0);
+	memset(&si, 0, sizeof(si));
+	CHECK_EQ(waitid(P_PIDFD, wait_fd, &si, WEXITED), 0);
+	CHECK_EQ(si.si_pid, pid);
+	CHECK_EQ(si.si_code, CLD_KILLED);
+}
+
 static int pidfd_wrap_scenario(void *arg)
 {
 	const struct ns_ctx *c = arg;
@@ -1819,11 +1606,7 @@ static int pidfd_wrap_scenario(void *arg)
 	CHECK_EQ(kill(b, 0), 0);
 	CHECK_EQ(waitpid(b, NULL, WNOHANG), 0);
 
-	CHECK_EQ(sys_pidfd_send_signal(fd2, SIGKILL), 0);
-	memset(&si, 0, sizeof(si));
-	CHECK_EQ(waitid(P_PIDFD, fd2, &si, WEXITED), 0);
-	CHECK_EQ(si.si_pid, b);
-	CHECK_EQ(si.si_code, CLD_KILLED);
+	check_pidfd_kill(fd2, fd2, b);
 	check_stale_pidfd(fd);
 	check_stale_pidfd(fd2);
 	return 0;
@@ -1898,11 +1681,7 @@ static int clone_pidfd_scenario(void *arg)
 	CHECK_EQ(st_open.st_ino, st_new.st_ino);
 	CHECK_EQ(fdinfo_pid(fd3), fdinfo_pid(fd2));
 
-	CHECK_EQ(sys_pidfd_send_signal(fd3, SIGKILL), 0);
-	memset(&si, 0, sizeof(si));
-	CHECK_EQ(waitid(P_PIDFD, fd2, &si, WEXITED), 0);
-	CHECK_EQ(si.si_pid, b);
-	CHECK_EQ(si.si_code, CLD_KILLED);
+	check_pidfd_kill(fd3, fd2, b);
 	check_stale_pidfd(fd2);
 	return 0;
 }
@@ -1975,7 +1754,10 @@ static bool wait_tid(struct slot *s)
 static bool make_room(struct __test_metadata *_metadata, long live,
 		      long *pid_max)
 {
-	long threads_max, tasks = nr_threads(), avail = mem_available_kb();
+	/* tasks in the system: the 4th field of /proc/loadavg, "1/234" */
+	long tasks = proc_number_after("/proc/loadavg", "/", -1);
+	long avail = proc_number_after("/proc/meminfo", "MemAvailable:", -1);
+	long threads_max;
 
 	if (avail < 0 || tasks < 0)
 		return false;

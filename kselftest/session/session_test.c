@@ -62,6 +62,7 @@
 #include <linux/ioprio.h>
 
 #include "kselftest_harness.h"
+#include "../lib/util.h"
 
 #define UID_A		4242	/* unprivileged owners of helper processes */
 #define UID_B		4343
@@ -70,118 +71,9 @@
 #define CHILD_ALARM	20	/* helpers are SIGALRMed after this (s) */
 #define PAUSE_ARG	"--session-test-pause"
 
-/* Fields of /proc/<pid>/stat, numbered as in proc(5). */
-enum {
-	STAT_STATE	= 3,
-	STAT_PPID	= 4,
-	STAT_PGRP	= 5,
-	STAT_SESSION	= 6,
-	STAT_TTY_NR	= 7,
-	STAT_TPGID	= 8,
-	STAT_NICE	= 19,
-};
-
 /* ------------------------------------------------------------------ */
 /* Small utilities                                                     */
 /* ------------------------------------------------------------------ */
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
-/* Read exactly @len bytes within @timeout_ms; 0 or a negative errno. */
-static int read_full(int fd, void *buf, size_t len, int timeout_ms)
-{
-	long long deadline = now_ms() + timeout_ms;
-	char *p = buf;
-
-	while (len) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		long long left = deadline - now_ms();
-		ssize_t n;
-
-		if (left <= 0)
-			return -ETIMEDOUT;
-		n = poll(&pfd, 1, left);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -ETIMEDOUT;
-		n = read(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EPIPE;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
-static int write_full(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
-/*
- * Field @field of /proc/<pid>/stat, or of /proc/<pid>/task/<tid>/stat if
- * @tid is set, or of /proc/self/stat if both are 0.  The state field is
- * returned as its character.  LONG_MIN if it cannot be read.
- */
-static long proc_stat(pid_t pid, pid_t tid, int field)
-{
-	char path[64], buf[1024], *p;
-	ssize_t n;
-	int fd, i;
-
-	if (tid)
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
-	else if (pid)
-		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	else
-		snprintf(path, sizeof(path), "/proc/self/stat");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return LONG_MIN;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return LONG_MIN;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	if (!p || field < STAT_STATE)
-		return LONG_MIN;
-	p += 2;
-	for (i = STAT_STATE; i < field; i++) {
-		p = strchr(p, ' ');
-		if (!p)
-			return LONG_MIN;
-		p++;
-	}
-	if (field == STAT_STATE)
-		return *p;
-	return strtol(p, NULL, 10);
-}
 
 /* The thread ids of @pid, at most @max of them; returns how many. */
 static int list_tids(pid_t pid, pid_t *tids, int max)
@@ -345,30 +237,6 @@ static void rec_snapshot(struct sigrec *r)
 /* Helper processes                                                    */
 /* ------------------------------------------------------------------ */
 
-/* Checks in helper processes: report and exit with status 1. */
-#define CHECK(cond) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, "# child %d: %s:%d: CHECK(%s) failed, "	\
-			"errno %d (%s)\n", getpid(), __func__,		\
-			__LINE__, #cond, errno, strerror(errno));	\
-		_exit(1);						\
-	}								\
-} while (0)
-
-#define CHECK_ERR(expr, err) do {					\
-	long __ret;							\
-	errno = 0;							\
-	__ret = (long)(expr);						\
-	if (__ret != -1 || errno != (err)) {				\
-		fprintf(stderr, "# child %d: %s:%d: %s = %ld, errno %d "\
-			"(%s), expected -1 and errno %d (%s)\n",	\
-			getpid(), __func__, __LINE__, #expr, __ret,	\
-			errno, strerror(errno), (err),			\
-			strerror(err));					\
-		_exit(1);						\
-	}								\
-} while (0)
-
 /* The same in the test body. */
 #define ASSERT_ERRNO(err, expr) do {					\
 	long __r;							\
@@ -415,13 +283,6 @@ static char child_get_cmd(struct child *c)
 	if (read_full(c->cmd[0], &cmd, 1, CHILD_ALARM * 1000))
 		_exit(4);
 	return cmd;
-}
-
-static void *idle_thread(void *arg)
-{
-	for (;;)
-		pause();
-	return NULL;
 }
 
 static void drop_privs(uid_t uid, pid_t parent, bool pdeathsig)
@@ -668,43 +529,6 @@ static pid_t fork_child(void)
 	return pid;
 }
 
-/* SIGKILL and reap every child, including adopted orphans. */
-static void kill_children(void)
-{
-	pid_t self = getpid();
-	struct dirent *e;
-	DIR *d = opendir("/proc");
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		pid_t pid = atoi(e->d_name);
-
-		if (pid > 0 && pid != self &&
-		    proc_stat(pid, 0, STAT_PPID) == self)
-			kill(pid, SIGKILL);
-	}
-	closedir(d);
-}
-
-static void reap_all(void)
-{
-	long long deadline = now_ms() + TIMEOUT_MS;
-
-	for (;;) {
-		pid_t pid;
-
-		kill_children();
-		while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
-			;
-		if (pid < 0 && errno == ECHILD)
-			return;
-		if (now_ms() > deadline)
-			return;
-		usleep(10000);
-	}
-}
-
 /* ------------------------------------------------------------------ */
 /* Terminal helpers                                                    */
 /* ------------------------------------------------------------------ */
@@ -808,7 +632,7 @@ FIXTURE_SETUP(session)
 
 FIXTURE_TEARDOWN(session)
 {
-	reap_all();
+	reap_all(TIMEOUT_MS);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1307,17 +1131,13 @@ TEST_F(session, getsid_getpgid_values)
 	FINISH(&c3);
 }
 
+/* pid_max, or a negative number if it cannot be read. */
 static int read_pid_max(void)
 {
-	char buf[32] = "";
-	int fd = open("/proc/sys/kernel/pid_max", O_RDONLY | O_CLOEXEC);
+	long v = -1;
 
-	if (fd < 0)
-		return -1;
-	if (read(fd, buf, sizeof(buf) - 1) <= 0)
-		buf[0] = '\0';
-	close(fd);
-	return atoi(buf);
+	read_long("/proc/sys/kernel/pid_max", &v);
+	return v;
 }
 
 TEST_F(session, getsid_getpgid_esrch)
