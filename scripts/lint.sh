@@ -47,13 +47,15 @@ for f in $files; do
 		info "skip $f (not in this config)"
 		continue
 	fi
-	warnings "$CHECK" "$patched" "$f" > "$out/patched.$(echo "$f" | tr / _)"
-	warnings "$pristine" "$lint" "$f" > "$out/pristine.$(echo "$f" | tr / _)"
-	n=$(comm -23 "$out/patched.$(echo "$f" | tr / _)" "$out/pristine.$(echo "$f" | tr / _)" | wc -l)
-	old=$(wc -l < "$out/pristine.$(echo "$f" | tr / _)")
+	base_out=$out/$(echo "$f" | tr / _)
+	warnings "$CHECK" "$patched" "$f" > "$base_out.patched"
+	warnings "$pristine" "$lint" "$f" > "$base_out.pristine"
+	added=$(comm -23 "$base_out.patched" "$base_out.pristine")
+	n=$(printf '%s' "$added" | grep -c . || true)
+	old=$(wc -l < "$base_out.pristine")
 	if [ "$n" -gt 0 ]; then
 		info "FAIL $f: $n new warnings:"
-		comm -23 "$out/patched.$(echo "$f" | tr / _)" "$out/pristine.$(echo "$f" | tr / _)" | sed 's/^/        /'
+		printf '%s\n' "$added" | sed 's/^/        /'
 		new=$((new + n)) badf=$((badf + 1))
 	else
 		info "ok   $f (pristine has $old)"

@@ -1932,9 +1932,13 @@ static void model_check(struct __test_metadata *_metadata,
 					    sizeof(msg))) TH_LOG("%s", msg);
 }
 
-/* setpriority(PRIO_USER, @u, @nice) reaches exactly @u's threads. */
-static void model_set_user(struct __test_metadata *_metadata,
-			   struct model *m, uid_t u, int nice)
+/*
+ * setpriority(PRIO_USER, @u, @value) or, with @io, ioprio_set(
+ * IOPRIO_WHO_USER, @u, @value) reaches exactly @u's threads: ESRCH when
+ * @u has none.
+ */
+static void model_set_user_value(struct __test_metadata *_metadata,
+				 struct model *m, uid_t u, bool io, int value)
 {
 	bool any = false;
 	int i;
@@ -1942,38 +1946,33 @@ static void model_set_user(struct __test_metadata *_metadata,
 	for (i = 0; i < m->n; i++) {
 		if (m->uid[i] != u)
 			continue;
-		m->nice[i] = nice;
+		if (io)
+			m->ioprio[i] = value;
+		else
+			m->nice[i] = value;
 		any = true;
 	}
 	if (any) {
-		ASSERT_EQ(0, setpriority(PRIO_USER, u, nice))
+		ASSERT_EQ(0, io ? sys_ioprio_set(IOPRIO_WHO_USER, u, value) :
+				  setpriority(PRIO_USER, u, value))
 			TH_LOG("uid %u: %s", u, strerror(errno));
 	} else {
-		ASSERT_ERRNO(ESRCH, setpriority(PRIO_USER, u, nice));
+		ASSERT_ERRNO(ESRCH, io ? sys_ioprio_set(IOPRIO_WHO_USER, u, value) :
+					 setpriority(PRIO_USER, u, value));
 	}
 	model_check(_metadata, m);
 }
 
-/* ioprio_set(IOPRIO_WHO_USER, @u, @ioprio) reaches exactly @u's threads. */
+static void model_set_user(struct __test_metadata *_metadata,
+			   struct model *m, uid_t u, int nice)
+{
+	model_set_user_value(_metadata, m, u, false, nice);
+}
+
 static void model_set_user_ioprio(struct __test_metadata *_metadata,
 				  struct model *m, uid_t u, int ioprio)
 {
-	bool any = false;
-	int i;
-
-	for (i = 0; i < m->n; i++) {
-		if (m->uid[i] != u)
-			continue;
-		m->ioprio[i] = ioprio;
-		any = true;
-	}
-	if (any) {
-		ASSERT_EQ(0, sys_ioprio_set(IOPRIO_WHO_USER, u, ioprio))
-			TH_LOG("uid %u: %s", u, strerror(errno));
-	} else {
-		ASSERT_ERRNO(ESRCH, sys_ioprio_set(IOPRIO_WHO_USER, u, ioprio));
-	}
-	model_check(_metadata, m);
+	model_set_user_value(_metadata, m, u, true, ioprio);
 }
 
 /* One thread's values, by PRIO_PROCESS and IOPRIO_WHO_PROCESS. */
