@@ -10,13 +10,21 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: all check check-kcsan kunit kselftest lint checkpatch bench deps base tree series boot clean help
+.PHONY: all check check-configs check-prefixes check-kcsan kunit kselftest lint checkpatch bench deps base tree series boot clean help
 
 all:                      ## the main job: apply series/, run KUnit (default variant) in QEMU
 	@$(S)/check.sh kunit-default
 
-check:                    ## every test: checkpatch, KUnit (default, debug), kselftests in QEMU, W=1/sparse
-	@$(S)/check.sh checkpatch kunit-default kunit-debug kselftest-default lint
+check:                    ## every test: checkpatch, KUnit (default, i386, debug), defconfig without KUnit, kselftests, W=1/sparse
+	@$(S)/check.sh checkpatch kunit-default kunit-i386 cfg-x86_64-defconfig kunit-debug \
+		kselftest-default lint
+
+check-configs:            ## the long matrix: defconfig/allnoconfig links, i386, PREEMPT_RT, KUnit on rt and arm64 64K pages
+	@DEPS=arm64 $(S)/check.sh cfg-x86_64-defconfig-vmlinux cfg-x86_64-allnoconfig \
+		cfg-i386-defconfig cfg-x86_64-rt kunit-rt kunit-arm64-64k
+
+check-prefixes:           ## every prefix of series/ builds and passes its KUnit suites (x86_64)
+	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-prefixes.sh
 
 check-kcsan:              ## KUnit under the data race detector (kunit/kcsan.config)
 	@$(S)/check.sh kunit-kcsan

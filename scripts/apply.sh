@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# apply.sh DIR: apply series/ in order on top of DIR's HEAD with git am.
+# apply.sh DIR [FROM [TO]]: apply series/ in order on top of DIR's HEAD
+# with git am; only patches FROM..TO (1-based, inclusive) when given.
 # Each patch is first dry-run with GNU patch at --fuzz=0 so that a hunk
 # that needs fuzz or lands at an offset is refused by name. On failure
 # DIR is left at the last patch that applied, with no git am in progress.
@@ -8,10 +9,13 @@
 
 dir=$1
 cd "$dir"
+git_identity
 mapfile -t patches < <(series_patches)
 n=${#patches[@]} i=0
+from=${2:-1} to=${3:-$n}
 for p in "${patches[@]}"; do
 	i=$((i + 1))
+	[ "$i" -ge "$from" ] && [ "$i" -le "$to" ] || continue
 	f=$REPO/series/$p
 	[ -f "$f" ] || die "series/series names $p, which is not in series/"
 	if ! out=$(patch -p1 --dry-run --fuzz=0 -i "$f" 2>&1); then

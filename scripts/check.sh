@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # check.sh STEP...: the driver behind 'make' and 'make check'. Prepares the
 # test tree, runs each step (checkpatch, kunit-VARIANT, kselftest-VARIANT,
-# lint)
+# cfg-NAME (build-config.sh), lint)
 # even when an earlier one failed, and ends with the summary line.
 . "$(dirname "$0")/lib.sh"
 
@@ -10,7 +10,7 @@ start=$(date +%s)
 mkdir -p "$RESULTS"
 rm -f "$RESULTS"/*.counts
 steps=("$@")
-"$REPO/scripts/deps.sh"
+"$REPO/scripts/deps.sh" ${DEPS:-}
 "$REPO/scripts/base.sh"
 if ! "$REPO/scripts/check-tree.sh"; then
 	record series 0 1 0
@@ -22,6 +22,7 @@ for step in "${steps[@]}"; do
 	checkpatch)   "$REPO/scripts/checkpatch.sh" || true ;;
 	lint)         "$REPO/scripts/lint.sh" || true ;;
 	kunit-*)      "$REPO/scripts/kunit.sh" "${step#kunit-}" || true ;;
+	cfg-*)        "$REPO/scripts/build-config.sh" "${step#cfg-}" || true ;;
 	kselftest-*)  "$REPO/scripts/kselftest.sh" "${step#kselftest-}" || true ;;
 	*)            die "unknown step $step" ;;
 	esac

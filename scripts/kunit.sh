@@ -2,7 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # kunit.sh VARIANT [FILTER]: build the test tree with .kunitconfig +
 # kunit/common.config + kunit/VARIANT.config in $BUILD/VARIANT and run its
-# KUnit suites in QEMU (x86_64, -smp 2, TCG) through kunit.py.
+# KUnit suites in QEMU (-smp 2, TCG) through kunit.py. The architecture is
+# x86_64 unless the fragment says otherwise in a header line:
+#   # arch: i386               kunit.py --arch
+#   # cross: aarch64-linux-gnu-  kunit.py --cross_compile (and ccache's CC)
+#   SRC=dir          kernel tree to build (default: the test tree)
+#   KUNITCONFIG=f    in place of .kunitconfig (check-prefixes.sh)
+#   NAME=n           result name (default: VARIANT)
+#   OUT=dir          build directory (default: $BUILD/NAME)
 . "$(dirname "$0")/lib.sh"
 lock_work
 
@@ -10,25 +17,30 @@ variant=${1:?usage: kunit.sh VARIANT [FILTER_GLOB]}
 filter=${2:-}
 frag=$REPO/kunit/$variant.config
 [ -f "$frag" ] || die "no kunit variant '$variant': $frag is missing"
-out=$BUILD/$variant
-log=$RESULTS/kunit-$variant.log
-json=$RESULTS/kunit-$variant.json
+src=${SRC:-$CHECK}
+name=${NAME:-$variant}
+out=${OUT:-$BUILD/$name}
+log=$RESULTS/kunit-$name.log
+json=$RESULTS/kunit-$name.json
+arch=$(sed -n 's/^# arch: *//p' "$frag")
+cross=$(sed -n 's/^# cross: *//p' "$frag")
+arch=${arch:-x86_64}
 mkdir -p "$out" "$RESULTS"
-rm -f "$json" "$RESULTS/kunit-$variant.counts"
+rm -f "$json" "$RESULTS/kunit-$name.counts"
 
-say "KUnit '$variant': building $out and booting it in QEMU (log: $log)"
+say "KUnit '$name' ($arch): building $out and booting it in QEMU (log: $log)"
 # kunit.py hides make's output; say how far the build has got meanwhile.
 start=$(date +%s)
 progress "$out"
 
 rc=0
-python3 "$CHECK/tools/testing/kunit/kunit.py" run \
-	--arch=x86_64 --jobs="$JOBS" \
+python3 "$src/tools/testing/kunit/kunit.py" run \
+	--arch="$arch" ${cross:+--cross_compile="$cross"} --jobs="$JOBS" \
 	--build_dir="$out" --json="$json" \
-	--kunitconfig="$REPO/.kunitconfig" \
+	--kunitconfig="${KUNITCONFIG:-$REPO/.kunitconfig}" \
 	--kunitconfig="$REPO/kunit/common.config" \
 	--kunitconfig="$frag" \
-	--make_options="CC=ccache gcc" \
+	--make_options="CC=ccache ${cross}gcc" \
 	--qemu_args="-smp 2" \
 	--timeout="${KUNIT_TIMEOUT:-1200}" \
 	${filter:+"$filter"} > "$log" 2>&1 || rc=$?
@@ -44,18 +56,20 @@ if [ "$rc" -ne 0 ] && [ -s "$json" ] && [ -s "$out/test.log" ]; then
 	noise=$(( $(wc -l < "$out/test.log") - $(wc -l < "$out/test.ktap.log") ))
 	info "kunit.py exit $rc: parsing again without $noise kernel lines ($out/test.ktap.log)"
 	rc=0
-	python3 "$CHECK/tools/testing/kunit/kunit.py" parse --json="$json" \
+	python3 "$src/tools/testing/kunit/kunit.py" parse --json="$json" \
 		"$out/test.ktap.log" >> "$log" 2>&1 || rc=$?
 fi
 grep -vE '^\[[0-9:]+\] *$' "$log" | tail -n 40 | sed 's/^/    /'
 
 if [ ! -s "$json" ]; then
-	record "kunit-$variant" 0 1 0
-	die "KUnit '$variant' produced no results (exit $rc): see $log and $out/test.log"
+	# A build that failed: name the file and line, which kunit.py's tail hides.
+	grep -E '(error|warning): |^ERROR: |\*\*\* ' "$log" | head -10 | sed 's/^/    /' >&2 || true
+	record "kunit-$name" 0 1 0
+	die "KUnit '$name' produced no results (exit $rc): see $log and $out/test.log"
 fi
 counts=$(python3 "$REPO/scripts/kunit-count.py" "$json") || {
-	record "kunit-$variant" 0 1 0
-	die "KUnit '$variant' ran no test: see $log"
+	record "kunit-$name" 0 1 0
+	die "KUnit '$name' ran no test: see $log"
 }
 read -r p f s <<<"$counts"
 # Sanitizer, lockdep and RCU reports do not fail a KUnit case by themselves:
@@ -69,9 +83,9 @@ bugs=$(awk -v re="$KERNEL_BUGS" '
 	}
 	END { print n + 0 }' "$out/test.log")
 if [ "$bugs" -gt 0 ]; then
-	info "KUnit '$variant': $bugs kernel bug report(s) in $out/test.log"
+	info "KUnit '$name': $bugs kernel bug report(s) in $out/test.log"
 	f=$((f + 1))
 fi
-record "kunit-$variant" "$p" "$f" "$s"
-info "KUnit '$variant': $p passed, $f failed, $s skipped in $(( $(date +%s) - start )) s"
-[ "$rc" -eq 0 ] && [ "$f" -eq 0 ] || die "KUnit '$variant' failed (exit $rc): see $log and $out/test.log"
+record "kunit-$name" "$p" "$f" "$s"
+info "KUnit '$name': $p passed, $f failed, $s skipped in $(( $(date +%s) - start )) s"
+[ "$rc" -eq 0 ] && [ "$f" -eq 0 ] || die "KUnit '$name' failed (exit $rc): see $log and $out/test.log"

@@ -25,6 +25,16 @@ say()  { printf '%s==> %s%s\n' "$B" "$*" "$N"; }
 info() { printf '    %s\n' "$*"; }
 die()  { printf '%sERROR: %s%s\n' "$R" "$*" "$N" >&2; exit 1; }
 
+# git_identity: commits the pipeline makes (git am in the test and editing
+# trees) need a committer. A fresh machine has none configured, and git then
+# refuses with "Committer identity unknown". Use one of our own only when
+# git cannot find the user's (environment, global or repository config).
+git_identity() {
+	git var GIT_COMMITTER_IDENT >/dev/null 2>&1 && return 0
+	export GIT_COMMITTER_NAME="pidmap scripts" GIT_COMMITTER_EMAIL="pidmap@localhost"
+	info "no git identity configured: committing as $GIT_COMMITTER_NAME <$GIT_COMMITTER_EMAIL>"
+}
+
 # The base tag names the Debian package version the base commit holds.
 pkg_version() {
 	dpkg-query -W -f='${Version}' "$PKG" 2>/dev/null ||
@@ -123,7 +133,10 @@ kunit_build() {
 # lock_work: one build or guest at a time per work directory (2 cores);
 # a second run waits here for the first. Released when the script exits.
 lock_work() {
+	# A script run by one that holds the lock shares it (fd 9 is inherited).
+	[ "${PIDMAP_LOCK_HELD:-}" = "$WORK" ] && return 0
 	mkdir -p "$WORK"
 	exec 9>"$WORK/.lock"
 	flock -n 9 || { info "waiting for another run in $WORK to finish"; flock 9; }
+	export PIDMAP_LOCK_HELD=$WORK
 }

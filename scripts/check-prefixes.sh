@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# check-prefixes.sh: every prefix of series/ (patch 1, 1-2, ... 1-N) builds
+# the x86_64 KUnit kernel (default variant) and passes the suites that
+# exist at that point. The prefixes are applied one patch at a time in
+# their own tree, $WORK/prefix, and built in one build directory, so each
+# build is incremental. .kunitconfig is reduced, per prefix, to the
+# options whose Kconfig symbol the tree has (a suite's option appears with
+# the patch that adds the suite). Ends with a table and the summary line.
+. "$(dirname "$0")/lib.sh"
+lock_work
+
+dir=$WORK/prefix
+out=$BUILD/prefix
+tag=$(base_tag)
+mapfile -t patches < <(series_patches)
+n=${#patches[@]}
+[ "$n" -gt 0 ] || die "series/ is empty"
+start=$(date +%s)
+mkdir -p "$RESULTS"
+rm -f "$RESULTS"/prefix-*.counts "$RESULTS"/kunit-prefix-*.counts
+
+if [ ! -d "$dir" ]; then
+	git -C "$TREE" worktree add -q --detach "$dir" "$tag" || die "cannot add the worktree $dir"
+fi
+git -C "$dir" am --abort >/dev/null 2>&1 || true
+git -C "$dir" checkout -q -f --detach "$tag"
+git -C "$dir" clean -q -fdx
+
+steps=()
+for ((k = 1; k <= n; k++)); do
+	step=$(printf 'prefix-%02d' "$k")
+	steps+=("$step")
+	say "prefix 1-$k: ${patches[k - 1]}"
+	"$REPO/scripts/apply.sh" "$dir" "$k" "$k" || {
+		record "$step" 0 1 0
+		break
+	}
+	kc=$RESULTS/$step.kunitconfig
+	: > "$kc"
+	while IFS= read -r line; do
+		sym=$(sed -n 's/^CONFIG_\([A-Z0-9_]*\)=.*/\1/p' <<<"$line")
+		if [ -n "$sym" ] && ! git -C "$dir" grep -qE "^(menu)?config $sym\$" -- '*Kconfig*'; then
+			info "not yet in the tree: CONFIG_$sym"
+			continue
+		fi
+		echo "$line" >> "$kc"
+	done < "$REPO/.kunitconfig"
+	SRC=$dir OUT=$out NAME=$step KUNITCONFIG=$kc "$REPO/scripts/kunit.sh" default || true
+done
+
+say "prefixes: x86_64 KUnit kernel (default variant) per prefix"
+printf '    %-8s %-62s %7s %7s %7s\n' prefix "last patch" passed failed skipped
+for ((k = 1; k <= n; k++)); do
+	step=$(printf 'prefix-%02d' "$k")
+	if [ -f "$RESULTS/kunit-$step.counts" ]; then
+		read -r p f s < "$RESULTS/kunit-$step.counts"
+		record "$step" "$p" "$f" "$s"
+	elif [ ! -f "$RESULTS/$step.counts" ]; then
+		record "$step" 0 1 0
+	fi
+	read -r p f s < "$RESULTS/$step.counts"
+	printf '    %-8s %-62s %7d %7d %7d\n' "1-$k" "${patches[k - 1]:0:62}" "$p" "$f" "$s"
+done
+info "wall time $(( $(date +%s) - start )) s; logs in $RESULTS/kunit-prefix-*.log"
+exec "$REPO/scripts/summary.sh" "${steps[@]}"
