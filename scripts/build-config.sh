@@ -85,7 +85,8 @@ info "$name: built in $(( $(date +%s) - start )) s, $(grep -c 'warning:' "$log" 
 # step counts the build and each file lint.sh checked.
 rc=0
 NOSPARSE=1 NOKDOC=1 "$REPO/scripts/lint.sh" "cfg-$dir" ARCH="$arch" || rc=$?
-read -r lp lf _ < "$RESULTS/lint-cfg-$dir.counts" 2>/dev/null || { lp=0 lf=1; }
+lp=0 lf=1
+[ ! -f "$RESULTS/lint-cfg-$dir.counts" ] || read -r lp lf _ < "$RESULTS/lint-cfg-$dir.counts"
 rm -f "$RESULTS/lint-cfg-$dir.counts"
 record "$step" $((1 + lp)) "$lf" 0
 exit $rc
