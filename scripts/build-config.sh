@@ -7,7 +7,9 @@
 #                       every C file of the series in this config, with W=1
 #                       ('make check')
 #   x86_64-defconfig-vmlinux  the same build, linked ('make check-configs')
-#   x86_64-allnoconfig  !SMP, !PID_NS, !MULTIUSER, ...: full vmlinux link
+#   x86_64-allnoconfig  allnoconfig with EXPERT (so that the options only
+#                       EXPERT shows are off too: !MULTIUSER, !NAMESPACES,
+#                       !SMP, !PID_NS, ...): full vmlinux link
 #   i386-defconfig      32-bit: every object in kernel/, block/, fs/proc/,
 #                       init/ and the series' directories
 #   x86_64-rt           defconfig + PREEMPT_RT + lockdep + PROVE_RCU: the
@@ -24,11 +26,11 @@ rm -f "$RESULTS/$step.counts"
 mkdir -p "$out" "$RESULTS"
 
 # What differs from the base config, as scripts/config arguments.
-options=()
+options=() allconfig=
 case $name in
 x86_64-defconfig)   arch=x86_64 base=defconfig target=files ;;
 x86_64-defconfig-vmlinux) arch=x86_64 base=defconfig target=link ;;
-x86_64-allnoconfig) arch=x86_64 base=allnoconfig target=link ;;
+x86_64-allnoconfig) arch=x86_64 base=allnoconfig target=link allconfig=CONFIG_EXPERT=y ;;
 i386-defconfig)     arch=i386 base=i386_defconfig target=dirs ;;
 x86_64-rt)          arch=x86_64 base=defconfig target=dirs
 		    options=(-e EXPERT -e PREEMPT_RT -e DEBUG_KERNEL -e PROVE_LOCKING
@@ -44,11 +46,14 @@ fail() {
 }
 
 # Configure once; again only when the recipe changes.
-recipe="$arch $base ${options[*]}"
+recipe="$arch $base $allconfig ${options[*]}"
 if [ "$(cat "$out/.recipe" 2>/dev/null)" != "$recipe" ] || [ ! -f "$out/.config" ]; then
 	say "$name: configuring ($base ${options[*]})"
 	rm -f "$out/.recipe"
-	"${mk[@]}" "$base" > "$log" 2>&1 || fail "$base failed"
+	# allnoconfig starts from KCONFIG_ALLCONFIG's options, if any.
+	echo "$allconfig" > "$out/allconfig.frag"
+	KCONFIG_ALLCONFIG=$out/allconfig.frag "${mk[@]}" "$base" > "$log" 2>&1 ||
+		fail "$base failed"
 	if [ ${#options[@]} -gt 0 ]; then
 		"$CHECK/scripts/config" --file "$out/.config" "${options[@]}"
 		"${mk[@]}" olddefconfig >> "$log" 2>&1 || fail "olddefconfig failed"
@@ -61,6 +66,8 @@ if [ "$(cat "$out/.recipe" 2>/dev/null)" != "$recipe" ] || [ ! -f "$out/.config"
 	echo "$recipe" > "$out/.recipe"
 fi
 ! grep -q '^CONFIG_KUNIT=y' "$out/.config" || fail "$base enables CONFIG_KUNIT: not a build without KUnit"
+info "$name: $(grep -oE '^(# )?CONFIG_(SMP|PREEMPT_RT|MULTIUSER|PID_NS|USER_NS|PROC_FS|BLOCK)[= ][a-z]*' "$out/.config" |
+	sed -e 's/^# CONFIG_\(.*\) is/!\1/' -e 's/^CONFIG_\(.*\)=y/\1/' | tr '\n' ' ')"
 
 # The directories of the series' C files (but other architectures'), and
 # the ones the issue names.
