@@ -97,7 +97,7 @@ tree_ready() {
 
 # Kernel log lines that mean a bug: warnings, lockdep, RCU and sanitizer
 # reports. Any of them fails a guest run.
-KERNEL_BUGS='WARNING:|BUG:|Oops|possible (recursive|circular) locking|suspicious RCU usage'
+KERNEL_BUGS='WARNING:|BUG:|Oops|possible (recursive|circular) locking|suspicious RCU usage|detected stall|blocked for more than [0-9]+ seconds'
 
 # progress DIR: while a build runs in DIR, say every minute how far it got
 # (kunit.py hides make's output). Stopped by stop_progress or at exit.

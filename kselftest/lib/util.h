@@ -127,6 +127,22 @@ static inline int read_long(const char *path, long *val)
 	return 0;
 }
 
+/* Write a string to a /proc, /sys or cgroup file; 0 or a negative errno. */
+static inline int write_text(const char *path, const char *text)
+{
+	ssize_t len = strlen(text);
+	int fd, ret = 0;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	errno = 0;
+	if (write(fd, text, len) != len)
+		ret = errno ? -errno : -EIO;
+	close(fd);
+	return ret;
+}
+
 /* Write a number to a /proc file; 0 or a negative errno. */
 static inline int write_long(const char *path, long val)
 {

@@ -58,6 +58,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -1955,6 +1956,140 @@ TEST_F_TIMEOUT(pid, threads_100k, 400)
 	free(slots);
 	free(th);
 	free(live);
+}
+
+/* ------------------------------------------------------------------ */
+/* Memory accounting                                                   */
+/* ------------------------------------------------------------------ */
+
+#define CGROUP_DIR	"/tmp/pidmap-cgroup"
+#define CGROUP_TEST	CGROUP_DIR "/pid_test"
+
+/* A field of @cg's memory.stat, or -1. */
+static long memcg_stat(const char *cg, const char *key)
+{
+	char path[256], buf[8192], *p;
+	size_t klen = strlen(key);
+
+	snprintf(path, sizeof(path), "%s/memory.stat", cg);
+	if (read_text(path, buf, sizeof(buf)) < 0)
+		return -1;
+	for (p = buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, key, klen) && p[klen] == ' ')
+			return strtol(p + klen + 1, NULL, 10);
+	return -1;
+}
+
+/* memory.stat is flushed every 2 s: let pending updates land first. */
+static long memcg_slab(const char *cg)
+{
+	sleep(3);
+	return memcg_stat(cg, "slab_unreclaimable");
+}
+
+/*
+ * In a child moved into @cg: a new PID namespace (its init forked first),
+ * then @n processes made with clone3() set_tid @tid[i] in it. Stores in
+ * *@delta how much @cg's unreclaimable slab grew while they all lived.
+ */
+static int charge_run(const char *cg, const pid_t *tid, int n, long *delta)
+{
+	pid_t c = fork(), init;
+	char path[256];
+	int i;
+
+	if (c < 0)
+		return -errno;
+	if (c == 0) {
+		long before, after;
+
+		snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+		CHECK(write_long(path, 0) == 0);
+		before = memcg_slab(cg);
+		CHECK(before >= 0);
+		CHECK(unshare(CLONE_NEWPID) == 0);
+		init = fork();
+		CHECK(init >= 0);
+		if (init == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			for (;;)
+				pause();
+		}
+		for (i = 0; i < n; i++) {
+			pid_t p = clone3_tids(&tid[i], 1, 0, NULL);
+
+			if (p == 0) {
+				for (;;)
+					pause();
+			}
+			CHECK(p > 0);
+		}
+		after = memcg_slab(cg);
+		CHECK(after >= 0);
+		*delta = after - before;
+		/* Killing init kills the namespace: reap all of it. */
+		kill(init, SIGKILL);
+		while (wait(NULL) > 0)
+			;
+		_exit(0);
+	}
+	if (wait_exit(c, 60 * 1000) != 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * The bitmap pages of a PID namespace live as long as the namespace and
+ * are charged to the memory cgroup of the task that made them needed:
+ * without that, clone3() set_tid in a user + PID namespace pins a page
+ * per PAGE_SIZE * 8 numbers outside the caller's cgroup. Two runs with
+ * the same number of processes, one whose numbers share a bitmap page and
+ * one with a number in each page: the second's slab grows by the pages.
+ */
+TEST_F_TIMEOUT(pid, bitmap_pages_charged, 120)
+{
+	long page = sysconf(_SC_PAGESIZE), bits = page * 8, pid_max = 4194304;
+	long *delta, want;
+	pid_t *same, *spread;
+	int i, n, ret;
+
+	if (write_long(PID_MAX, pid_max))
+		SKIP(return, "pid_max cannot be %ld (32-bit: one bitmap page)", pid_max);
+	n = pid_max / bits - 1;
+	if (n < 4)
+		SKIP(return, "%ld numbers are fewer than 5 bitmap pages", pid_max);
+	mkdir(CGROUP_DIR, 0755);
+	if (mount("none", CGROUP_DIR, "cgroup2", 0, NULL) && errno != EBUSY)
+		SKIP(return, "no cgroup2 (CONFIG_CGROUPS): %s", strerror(errno));
+	ret = write_text(CGROUP_DIR "/cgroup.subtree_control", "+memory");
+	if (ret) {
+		umount(CGROUP_DIR);
+		SKIP(return, "no memory controller (CONFIG_MEMCG): %s", strerror(-ret));
+	}
+	ASSERT_TRUE(mkdir(CGROUP_TEST, 0755) == 0 || errno == EEXIST);
+
+	delta = mmap(NULL, 2 * sizeof(long), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	same = calloc(n, sizeof(*same));
+	spread = calloc(n, sizeof(*spread));
+	ASSERT_TRUE(delta != MAP_FAILED && same && spread);
+	for (i = 0; i < n; i++) {
+		same[i] = 2 + i;
+		spread[i] = (i + 1) * bits + 1;
+	}
+	EXPECT_EQ(0, charge_run(CGROUP_TEST, same, n, &delta[0]));
+	EXPECT_EQ(0, charge_run(CGROUP_TEST, spread, n, &delta[1]));
+	want = n * page;
+	TH_LOG("slab growth: %ld bytes for %d numbers in one page, %ld for one in each of %d pages",
+	       delta[0], n, delta[1], n);
+	EXPECT_GE(delta[1] - delta[0], want * 3 / 4)
+		TH_LOG("%d bitmap pages of %ld bytes are not charged to the cgroup", n, page);
+
+	rmdir(CGROUP_TEST);
+	umount(CGROUP_DIR);
+	rmdir(CGROUP_DIR);
+	free(same);
+	free(spread);
 }
 
 TEST_HARNESS_MAIN

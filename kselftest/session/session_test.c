@@ -3679,6 +3679,141 @@ TEST_F(session, fsetown_pgrp_sigio_socket)
 	close(sv[1]);
 }
 
+/* ------------------------------------------------------------------ */
+/* PRIO_USER: uids with bit 31 set, threads that change users          */
+/* ------------------------------------------------------------------ */
+
+#define UID_HIGH	3000000000U	/* bit 31 set */
+
+/*
+ * A uid with bit 31 set has its processes found like any other. On
+ * 32-bit, the per-user thread list of such a uid once ended in a marker
+ * that its own walk did not recognise: the walk never ended.
+ */
+TEST_F(session, prio_user_high_uid)
+{
+	int go[2], ready[2];
+	char x = 0;
+	pid_t c;
+
+	REQUIRE_ROOT();
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(ready));
+	c = fork();
+	ASSERT_LE(0, c);
+	if (c == 0) {
+		close(go[1]);
+		close(ready[0]);
+		CHECK(prctl(PR_SET_PDEATHSIG, SIGKILL) == 0);
+		CHECK(setresuid(UID_HIGH, UID_HIGH, UID_HIGH) == 0);
+		CHECK(write(ready[1], &x, 1) == 1);
+		CHECK(read(go[0], &x, 1) == 0);
+		_exit(0);
+	}
+	close(go[0]);
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], &x, 1));
+
+	errno = 0;
+	EXPECT_EQ(0, getpriority(PRIO_USER, UID_HIGH));
+	EXPECT_EQ(0, errno);
+	EXPECT_EQ(0, setpriority(PRIO_USER, UID_HIGH, 7));
+	EXPECT_EQ(7, getpriority(PRIO_USER, UID_HIGH));
+	if (sys_ioprio_get(IOPRIO_WHO_PROCESS, 0) >= 0) {
+		int be2 = IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 2);
+
+		EXPECT_EQ(0, sys_ioprio_set(IOPRIO_WHO_USER, UID_HIGH, be2));
+		EXPECT_EQ(be2, sys_ioprio_get(IOPRIO_WHO_USER, UID_HIGH));
+	}
+	/* The uid that differs only in bit 31 has no process. */
+	ASSERT_ERRNO(ESRCH, getpriority(PRIO_USER, UID_HIGH & 0x7fffffff));
+
+	close(go[1]);
+	EXPECT_EQ(0, wait_exit(c));
+	close(ready[0]);
+}
+
+#define FLIPPERS	4
+#define STORM_CALLS	500
+
+static volatile int storm_stop;
+
+/* Flip this thread's real uid between UID_B and UID_A; euid stays 0. */
+static void *flip_fn(void *arg)
+{
+	(void)arg;
+	while (!storm_stop) {
+		if (syscall(SYS_setresuid, UID_B, 0, 0) ||
+		    syscall(SYS_setresuid, UID_A, 0, 0))
+			break;
+	}
+	return NULL;
+}
+
+/*
+ * setpriority(PRIO_USER) and getpriority(PRIO_USER) finish while threads
+ * flip their real uid between two users as fast as they can (a raw
+ * setresuid(), which changes one thread only), and always find the thread
+ * that keeps the uid the whole time. A walk that starts again whenever
+ * the thread it stands on moves could go on for ever with RCU stalled:
+ * the kernel log check of the run catches a stall.
+ */
+TEST_F_TIMEOUT(session, prio_user_flip_storm, 120)
+{
+	int go[2], ready[2], i, esrch = 0, fails = 0;
+	long long t0, worst = 0;
+	char x = 0;
+	pid_t c;
+
+	REQUIRE_ROOT();
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(ready));
+	c = fork();
+	ASSERT_LE(0, c);
+	if (c == 0) {
+		pthread_t th[FLIPPERS];
+
+		close(go[1]);
+		close(ready[0]);
+		CHECK(prctl(PR_SET_PDEATHSIG, SIGKILL) == 0);
+		/* The main thread keeps uid A for the whole test. */
+		CHECK(syscall(SYS_setresuid, UID_A, 0, 0) == 0);
+		for (i = 0; i < FLIPPERS; i++)
+			CHECK(pthread_create(&th[i], NULL, flip_fn, NULL) == 0);
+		CHECK(write(ready[1], &x, 1) == 1);
+		CHECK(read(go[0], &x, 1) == 0);
+		storm_stop = 1;
+		for (i = 0; i < FLIPPERS; i++)
+			pthread_join(th[i], NULL);
+		_exit(0);
+	}
+	close(go[0]);
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], &x, 1));
+
+	for (i = 0; i < STORM_CALLS; i++) {
+		long long d;
+
+		t0 = now_ms();
+		if (setpriority(PRIO_USER, UID_A, i % 10))
+			fails++;
+		errno = 0;
+		if (getpriority(PRIO_USER, UID_A) == -1 && errno == ESRCH)
+			esrch++;
+		d = now_ms() - t0;
+		if (d > worst)
+			worst = d;
+	}
+	TH_LOG("%d setpriority()+getpriority() pairs, the slowest %lld ms",
+	       STORM_CALLS, worst);
+	EXPECT_EQ(0, fails);
+	EXPECT_EQ(0, esrch);
+
+	close(go[1]);
+	EXPECT_EQ(0, wait_exit(c));
+	close(ready[0]);
+}
+
 int main(int argc, char **argv)
 {
 	/* setpgid_eacces_after_exec re-executes us with PAUSE_ARG. */
