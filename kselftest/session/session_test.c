@@ -3692,27 +3692,12 @@ TEST_F(session, fsetown_pgrp_sigio_socket)
  */
 TEST_F(session, prio_user_high_uid)
 {
-	int go[2], ready[2];
-	char x = 0;
-	pid_t c;
+	struct child v;
 
 	REQUIRE_ROOT();
-	ASSERT_EQ(0, pipe(go));
-	ASSERT_EQ(0, pipe(ready));
-	c = fork();
-	ASSERT_LE(0, c);
-	if (c == 0) {
-		close(go[1]);
-		close(ready[0]);
-		CHECK(prctl(PR_SET_PDEATHSIG, SIGKILL) == 0);
-		CHECK(setresuid(UID_HIGH, UID_HIGH, UID_HIGH) == 0);
-		CHECK(write(ready[1], &x, 1) == 1);
-		CHECK(read(go[0], &x, 1) == 0);
-		_exit(0);
-	}
-	close(go[0]);
-	close(ready[1]);
-	ASSERT_EQ(1, read(ready[0], &x, 1));
+	ASSERT_EQ(0, child_init(&v));
+	v.uid = UID_HIGH;
+	START(&v);
 
 	errno = 0;
 	EXPECT_EQ(0, getpriority(PRIO_USER, UID_HIGH));
@@ -3727,10 +3712,7 @@ TEST_F(session, prio_user_high_uid)
 	}
 	/* The uid that differs only in bit 31 has no process. */
 	ASSERT_ERRNO(ESRCH, getpriority(PRIO_USER, UID_HIGH & 0x7fffffff));
-
-	close(go[1]);
-	EXPECT_EQ(0, wait_exit(c));
-	close(ready[0]);
+	FINISH(&v);
 }
 
 #define FLIPPERS	4
@@ -3750,6 +3732,23 @@ static void *flip_fn(void *arg)
 	return NULL;
 }
 
+/* Keep uid A on the main thread, flip it on FLIPPERS threads until 'x'. */
+static int flip_storm_fn(struct child *c)
+{
+	pthread_t th[FLIPPERS];
+	int i;
+
+	CHECK(syscall(SYS_setresuid, UID_A, 0, 0) == 0);
+	for (i = 0; i < FLIPPERS; i++)
+		CHECK(pthread_create(&th[i], NULL, flip_fn, NULL) == 0);
+	child_put_int(c, 0);
+	child_get_cmd(c);
+	storm_stop = 1;
+	for (i = 0; i < FLIPPERS; i++)
+		pthread_join(th[i], NULL);
+	return 0;
+}
+
 /*
  * setpriority(PRIO_USER) and getpriority(PRIO_USER) finish while threads
  * flip their real uid between two users as fast as they can (a raw
@@ -3760,36 +3759,15 @@ static void *flip_fn(void *arg)
  */
 TEST_F_TIMEOUT(session, prio_user_flip_storm, 120)
 {
-	int go[2], ready[2], i, esrch = 0, fails = 0;
+	int i, esrch = 0, fails = 0;
 	long long t0, worst = 0;
-	char x = 0;
-	pid_t c;
+	struct child v;
 
 	REQUIRE_ROOT();
-	ASSERT_EQ(0, pipe(go));
-	ASSERT_EQ(0, pipe(ready));
-	c = fork();
-	ASSERT_LE(0, c);
-	if (c == 0) {
-		pthread_t th[FLIPPERS];
-
-		close(go[1]);
-		close(ready[0]);
-		CHECK(prctl(PR_SET_PDEATHSIG, SIGKILL) == 0);
-		/* The main thread keeps uid A for the whole test. */
-		CHECK(syscall(SYS_setresuid, UID_A, 0, 0) == 0);
-		for (i = 0; i < FLIPPERS; i++)
-			CHECK(pthread_create(&th[i], NULL, flip_fn, NULL) == 0);
-		CHECK(write(ready[1], &x, 1) == 1);
-		CHECK(read(go[0], &x, 1) == 0);
-		storm_stop = 1;
-		for (i = 0; i < FLIPPERS; i++)
-			pthread_join(th[i], NULL);
-		_exit(0);
-	}
-	close(go[0]);
-	close(ready[1]);
-	ASSERT_EQ(1, read(ready[0], &x, 1));
+	ASSERT_EQ(0, child_init(&v));
+	v.fn = flip_storm_fn;
+	START(&v);
+	ASSERT_REPLY(&v, 0);
 
 	for (i = 0; i < STORM_CALLS; i++) {
 		long long d;
@@ -3808,10 +3786,7 @@ TEST_F_TIMEOUT(session, prio_user_flip_storm, 120)
 	       STORM_CALLS, worst);
 	EXPECT_EQ(0, fails);
 	EXPECT_EQ(0, esrch);
-
-	close(go[1]);
-	EXPECT_EQ(0, wait_exit(c));
-	close(ready[0]);
+	FINISH(&v);
 }
 
 int main(int argc, char **argv)
