@@ -3789,10 +3789,129 @@ TEST_F_TIMEOUT(session, prio_user_flip_storm, 120)
 	FINISH(&v);
 }
 
+#define EXIT_ARG	"--session-test-exit"
+#define EXEC_ROUNDS	400
+#define EXEC_THREADS	3
+
+static volatile int exec_stop;
+
+struct exec_probe {
+	long answers, esrch, bad, rounds;
+	int bad_value;
+};
+
+/* getpriority(PRIO_USER, UID_A) until told to stop; tally the answers. */
+static void *exec_probe_fn(void *arg)
+{
+	struct exec_probe *p = arg;
+	int v;
+
+	while (!exec_stop) {
+		errno = 0;
+		v = getpriority(PRIO_USER, UID_A);
+		if (v == -1 && errno == ESRCH) {
+			p->esrch++;
+		} else if (v != 11) {
+			p->bad++;
+			p->bad_value = v;
+		}
+		p->answers++;
+	}
+	return NULL;
+}
+
+static int exec_ready[2];
+
+/* A thread at nice 14 until de_thread() kills it. */
+static void *nice14_thread(void *arg)
+{
+	(void)arg;
+	if (setpriority(PRIO_PROCESS, syscall(SYS_gettid), 14) ||
+	    write(exec_ready[1], "t", 1) != 1)
+		_exit(3);
+	for (;;)
+		pause();
+}
+
+/* Leave uid A for uid B (this thread only), then exec an image that exits. */
+static void *exec_exit_thread(void *arg)
+{
+	(void)arg;
+	if (syscall(SYS_setresuid, UID_B, 0, 0))
+		_exit(5);
+	execl("/proc/self/exe", "session_test", EXIT_ARG, (char *)NULL);
+	_exit(127);
+}
+
+/*
+ * One round: a leader at nice 11 with real uid A, EXEC_THREADS threads at
+ * nice 14, and a last thread that moves to uid B and execs. At every
+ * instant, the leader is there whenever a nice-14 thread is: de_thread()
+ * releases the other threads before the old leader.
+ */
+static void exec_round_child(void)
+{
+	pthread_t th;
+	char ch;
+	int i;
+
+	CHECK(setpriority(PRIO_PROCESS, 0, 11) == 0);
+	CHECK(syscall(SYS_setresuid, UID_A, 0, 0) == 0);
+	CHECK(pipe(exec_ready) == 0);
+	for (i = 0; i < EXEC_THREADS; i++) {
+		CHECK(pthread_create(&th, NULL, nice14_thread, NULL) == 0);
+		CHECK(read(exec_ready[0], &ch, 1) == 1);
+	}
+	CHECK(pthread_create(&th, NULL, exec_exit_thread, NULL) == 0);
+	for (;;)
+		pause();
+}
+
+/*
+ * getpriority(PRIO_USER) only answers values that were true at some
+ * instant, while processes exec from a non-leader thread beside it: 11
+ * (the leader is there) or ESRCH (all gone), never the nice 14 of the
+ * threads that de_thread() killed. A walk that met those threads before
+ * their leader could count them alive and then find the leader released.
+ * Natural timing makes the window rare; KUnit's user_tasks_test_release_order
+ * forces it.
+ */
+TEST_F_TIMEOUT(session, prio_user_exec_consistent, 180)
+{
+	long long deadline = now_ms() + 60 * 1000;
+	struct exec_probe p = { 0 };
+	pthread_t probe;
+	int i, status = 0;
+	pid_t pid;
+
+	REQUIRE_ROOT();
+	exec_stop = 0;
+	ASSERT_EQ(0, pthread_create(&probe, NULL, exec_probe_fn, &p));
+	for (i = 0; i < EXEC_ROUNDS && now_ms() < deadline; i++) {
+		pid = fork_child();
+		if (pid == 0)
+			exec_round_child();
+		status = pid < 0 ? -1 : wait_exit(pid);
+		if (status)
+			break;
+		p.rounds++;
+	}
+	exec_stop = 1;
+	pthread_join(probe, NULL);
+	TH_LOG("%ld execs, %ld answers (%ld ESRCH), %ld of them wrong (last %d)",
+	       p.rounds, p.answers, p.esrch, p.bad, p.bad_value);
+	EXPECT_EQ(0, status);
+	EXPECT_LE(100, p.rounds);
+	EXPECT_EQ(0, p.bad);
+}
+
 int main(int argc, char **argv)
 {
 	/* setpgid_eacces_after_exec re-executes us with PAUSE_ARG. */
 	if (argc == 3 && !strcmp(argv[1], PAUSE_ARG))
 		return pause_main(atoi(argv[2]));
+	/* prio_user_exec_consistent's execs end at once. */
+	if (argc == 2 && !strcmp(argv[1], EXIT_ARG))
+		return 0;
 	return test_harness_run(argc, argv);
 }
