@@ -2092,4 +2092,121 @@ TEST_F_TIMEOUT(pid, bitmap_pages_charged, 120)
 	free(spread);
 }
 
+/* ------------------------------------------------------------------ */
+/* A namespace's init exits while others fork into the namespace      */
+/* ------------------------------------------------------------------ */
+
+#define REAPER_ROUNDS	1000
+#define REAPER_FORKERS	3
+
+struct reaper_race {
+	int nsfd;		/* the current namespace, or -1 */
+	int gen;		/* bumped for each new namespace */
+	int stop;
+	int ping[2];		/* a forker got in: init may go */
+	long forks[REAPER_FORKERS], fails[REAPER_FORKERS];
+	int idx;
+};
+
+/* setns() into the current namespace, then fork and reap as fast as we can. */
+static void *reaper_forker(void *arg)
+{
+	struct reaper_race *r = arg;
+	int me = __atomic_fetch_add(&r->idx, 1, __ATOMIC_RELAXED);
+	int fd, gen, n, seen = 0;
+	pid_t p;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
+		gen = __atomic_load_n(&r->gen, __ATOMIC_ACQUIRE);
+		fd = __atomic_load_n(&r->nsfd, __ATOMIC_RELAXED);
+		if (gen == seen || fd < 0 || setns(fd, CLONE_NEWPID)) {
+			sched_yield();
+			continue;
+		}
+		seen = gen;
+		for (n = 0;; n++) {
+			p = fork();
+			if (p == 0)
+				_exit(0);
+			if (p < 0) {
+				/* ENOMEM: the namespace's init is gone. */
+				r->fails[me]++;
+				break;
+			}
+			r->forks[me]++;
+			if (!n && write(r->ping[1], "f", 1) != 1)
+				break;
+			waitpid(p, NULL, 0);
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The init of a PID namespace exits about 1 ms after the first fork into
+ * it, while threads that setns() into the namespace fork into it as fast
+ * as they can: some fork counts itself in the namespace just before init disables
+ * allocation and frees its number on its error path, the last one before
+ * init may go. Nothing here can see a use-after-free of the dying init;
+ * the kernel log check of the run (KASAN, lockdep, RCU) can.
+ */
+TEST_F_TIMEOUT(pid, reaper_exit_race, 180)
+{
+	long long deadline = now_ms() + 30 * 1000;
+	struct reaper_race r = { .nsfd = -1 };
+	pthread_t th[REAPER_FORKERS];
+	long forks = 0, fails = 0;
+	int i, rounds = 0, status = 0, fd;
+	char path[64], ch;
+	pid_t init;
+
+	ASSERT_EQ(0, pipe2(r.ping, O_NONBLOCK | O_CLOEXEC));
+	for (i = 0; i < REAPER_FORKERS; i++)
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, reaper_forker, &r));
+	while (rounds < REAPER_ROUNDS && now_ms() < deadline) {
+		while (read(r.ping[0], &ch, 1) == 1)
+			;
+		init = syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, NULL, NULL, NULL, NULL);
+		if (init == 0) {
+			struct pollfd in = { .fd = r.ping[0], .events = POLLIN };
+			struct timespec ms = { 0, 1000 * 1000 };
+
+			/* Once a forker got in (or after 1 s), ~1 ms more. */
+			poll(&in, 1, 1000);
+			nanosleep(&ms, NULL);
+			_exit(0);
+		}
+		if (init < 0) {
+			status = -errno;
+			break;
+		}
+		snprintf(path, sizeof(path), "/proc/%d/ns/pid", init);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			__atomic_store_n(&r.nsfd, fd, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&r.gen, 1, __ATOMIC_RELEASE);
+		}
+		status = wait_exit(init, TIMEOUT_MS);
+		__atomic_store_n(&r.nsfd, -1, __ATOMIC_RELEASE);
+		if (fd >= 0)
+			close(fd);
+		if (status)
+			break;
+		rounds++;
+	}
+	__atomic_store_n(&r.stop, 1, __ATOMIC_RELAXED);
+	for (i = 0; i < REAPER_FORKERS; i++) {
+		pthread_join(th[i], NULL);
+		forks += r.forks[i];
+		fails += r.fails[i];
+	}
+	close(r.ping[0]);
+	close(r.ping[1]);
+	TH_LOG("%d namespaces, %ld forks into them, %ld refused as init went",
+	       rounds, forks, fails);
+	EXPECT_EQ(0, status);
+	EXPECT_LE(50, rounds);
+	EXPECT_LT(0, forks);
+}
+
 TEST_HARNESS_MAIN
