@@ -6,18 +6,23 @@
 #            (default: $XDG_CACHE_HOME/pidmap or ~/.cache/pidmap)
 # JOBS=n     parallel build jobs (default: nproc)
 # T=glob     kselftest programs to run (e.g. T='session/*')
+# SRC=tree   kunit, kselftest and boot use the editing tree's working copy,
+#            uncommitted edits included (built in $WORK/build/tree-VARIANT)
+# VARIANT=v  the kunit/ variant kunit, kselftest and boot use (default: default)
+# KUNIT_ARGS=..  more kunit.py run options (--run_isolated=suite, --list_tests)
 
 SHELL := /bin/bash
 S := scripts
+VARIANT ?= default
 
-.PHONY: all check check-configs check-prefixes check-kcsan kunit kselftest lint checkpatch bench deps base tree series boot clean help
+.PHONY: all check check-configs check-prefixes check-kcsan kunit kselftest lint checkpatch bench deps base tree series boot clean help mail range-diff
 
 all:                      ## the main job: apply series/, run KUnit (default variant) in QEMU
 	@$(S)/check.sh kunit-default
 
-check:                    ## every test: checkpatch, KUnit (default, i386, debug), defconfig without KUnit, kselftests, W=1/sparse
-	@$(S)/check.sh checkpatch kunit-default kunit-i386 cfg-x86_64-defconfig kunit-debug \
-		kselftest-default lint
+check:                    ## every test: checkpatch, KUnit (default, i386, debug), defconfig without KUnit, kselftests (default, debug), W=1/sparse, the scripts' fixtures
+	@$(S)/check.sh scripts-selftest checkpatch kunit-default kunit-i386 cfg-x86_64-defconfig \
+		kunit-debug kselftest-default kselftest-debug lint
 
 check-configs:            ## the long matrix: defconfig/allnoconfig links, i386, PREEMPT_RT, KUnit on rt and arm64 64K pages
 	@DEPS=arm64 $(S)/check.sh cfg-x86_64-defconfig-vmlinux cfg-x86_64-allnoconfig \
@@ -33,14 +38,14 @@ bench:                    ## pidmap vs the IDR path; PRIO_USER, pristine vs patc
 	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-tree.sh && $(S)/bench.sh && \
 		$(S)/kunit.sh default && $(S)/bench-system.sh
 
-kunit:                    ## only KUnit, default variant (FILTER='suite.case' narrows it)
-	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-tree.sh && $(S)/kunit.sh default $(FILTER)
+kunit:                    ## only KUnit (FILTER='suite.case', VARIANT=, SRC=tree, KUNIT_ARGS=)
+	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-tree.sh && $(S)/kunit.sh $(VARIANT) $(FILTER)
 
 lint:                     ## only W=1 + sparse (patched vs pristine) and kernel-doc, on the kernel 'make kunit' built
 	@$(S)/deps.sh && $(S)/check-tree.sh && $(S)/lint.sh
 
-kselftest:                ## only the kselftests, on the kernel 'make kunit' built
-	@$(S)/check-tree.sh && $(S)/kselftest.sh default
+kselftest:                ## only the kselftests, on the kernel 'make kunit' built (T=, KSFT_ARGS=)
+	@$(S)/check-tree.sh && $(S)/kselftest.sh $(VARIANT)
 
 checkpatch:               ## only checkpatch --strict on series/
 	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-tree.sh && $(S)/checkpatch.sh
@@ -57,14 +62,20 @@ tree:                     ## prepare or refresh the editing tree (base + series/
 series:                   ## export the editing tree's commits into series/
 	@$(S)/series.sh
 
-boot:                     ## boot the patched kernel to a busybox shell
-	@$(S)/boot.sh default
+boot:                     ## boot the kernel 'make kunit' built to a busybox shell
+	@$(S)/boot.sh $(VARIANT)
 
 clean:                    ## remove builds and logs (keeps the trees and ccache)
-	@. $(S)/lib.sh && rm -rf "$$BUILD" "$$RESULTS" "$$WORK/check.stamp" && \
+	@. $(S)/lib.sh && rm -rf "$$BUILD" "$$RESULTS" "$$WORK/apply.stamp" && \
 		echo "removed $$BUILD and $$RESULTS"
 
 help:                     ## this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | \
 		sed -E 's/^([a-z-]+):.*## /  make \1\t/' | expand -t 20
 	@. $(S)/lib.sh && echo "  work directory: $$WORK"
+
+mail:                     ## series/ as numbered, threaded mail in $WORK/mail/v<N>/ (TOPIC=name: one topic alone)
+	@$(S)/deps.sh && $(S)/base.sh && $(S)/mail.sh $(TOPIC)
+
+range-diff:               ## git range-diff: series/ at OLD (a revision of this repository, default HEAD) vs series/ now
+	@$(S)/deps.sh && $(S)/base.sh && $(S)/range-diff.sh $(OLD)

@@ -2,11 +2,11 @@
 /*
  * pidsys: what PID allocation costs a whole process or thread lifetime.
  *
- *   pidsys fork N       N x (fork + child _exit + waitpid) in each of
+ *   pidsys fork N [R]   N x (fork + child _exit + waitpid) in each of
  *                       nproc workers at once; prints forks per second
- *   pidsys thread N     N x (pthread_create + pthread_join) in each of
+ *   pidsys thread N [R] N x (pthread_create + pthread_join) in each of
  *                       nproc workers at once; prints threads per second
- *   pidsys many N       start N threads that all stay alive until the
+ *   pidsys many N [R]   start N threads that all stay alive until the
  *                       last has started, then stop and join them all
  *                       (the 2002 seed's test, N = 100000); prints the
  *                       time from the first create to the last join
@@ -16,9 +16,9 @@
  *                       tasklist_lock and of all lock classes together,
  *                       and the 12 classes taken most per fork
  *
- * Each line starts with "pidsys <mode>" and gives the median and the
- * min-max over ROUNDS rounds (fourth argument, default 5). Times come
- * from CLOCK_MONOTONIC: in the bench guest (-icount) that is guest
+ * Each result is a "bench row" line (bench.h): the median and the min-max
+ * over R rounds (third argument, default 5). Times come from
+ * CLOCK_MONOTONIC: in the bench guest (-icount) that is guest
  * instructions, not host time.
  */
 #define _GNU_SOURCE
@@ -30,6 +30,12 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "bench.h"
+
+#define LIFETIMES	"PID allocation, whole lifetimes"
+#define LOCKS		"lock acquisitions per fork+exit+wait"
+#define CLASSES		"lock classes taken most per fork+exit+wait"
 
 static void die(const char *what)
 {
@@ -43,13 +49,6 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
 }
 
 static void *nothing(void *arg)
@@ -233,11 +232,13 @@ static void lockstat(long n)
 		}
 	}
 	fclose(f);
-	printf("pidsys lockstat forks=%ld pidmap_lock=%.2f tasklist_lock=%.2f all=%.1f per fork+exit+wait\n",
-	       n, pidmap, tasklist, total);
+	bench_row(LOCKS, "acq/fork", "lower", &pidmap, 1, "pidmap_lock");
+	bench_row(LOCKS, "acq/fork", "lower", &tasklist, 1, "tasklist_lock");
+	bench_row(LOCKS, "acq/fork", "lower", &total, 1, "all lock classes");
 	qsort(cls, ncls, sizeof(*cls), cmp_class);
 	for (i = 0; i < ncls && i < 12; i++)
-		printf("pidsys lockclass %s %.2f\n", cls[i].name, cls[i].acq);
+		bench_row(CLASSES, "acq/fork", "lower", &cls[i].acq, 1, "%s",
+			  cls[i].name);
 }
 
 int main(int argc, char **argv)
@@ -246,6 +247,7 @@ int main(int argc, char **argv)
 	long n = argc > 2 ? atol(argv[2]) : 0;
 	int rounds = argc > 3 ? atoi(argv[3]) : 5;
 	int workers = sysconf(_SC_NPROCESSORS_ONLN);
+	const char *plural;
 	double v[64];
 	int r;
 
@@ -267,13 +269,13 @@ int main(int argc, char **argv)
 		else
 			return 2;
 	}
-	qsort(v, rounds, sizeof(v[0]), cmp_double);
+	plural = workers == 1 ? "" : "s";
 	if (!strcmp(mode, "many"))
-		printf("pidsys many threads=%ld cpus=%d s=%.3f (%.3f-%.3f)\n",
-		       n, workers, v[rounds / 2], v[0], v[rounds - 1]);
+		bench_row(LIFETIMES, "s", "lower", v, rounds,
+			  "start+stop %ld threads, %d CPU%s", n, workers, plural);
 	else
-		printf("pidsys %s n=%ld cpus=%d per_s=%.0f (%.0f-%.0f)\n",
-		       mode, n * workers, workers, v[rounds / 2], v[0],
-		       v[rounds - 1]);
+		bench_row(LIFETIMES, "per s", "higher", v, rounds, "%s, %d CPU%s",
+			  strcmp(mode, "fork") ? "pthread_create+join" :
+			  "fork+exit+wait", workers, plural);
 	return 0;
 }

@@ -6,8 +6,8 @@
  * 6.12 walks every thread in the system for PRIO_USER; with per-user
  * thread lists the cost should no longer grow with other users' threads.
  * Run as root in the bench guest: prio_user NTHREADS [ROUNDS [CALLS]].
- * Prints one line: "prio_user threads=N set=MED (MIN-MAX) get=MED (MIN-MAX)"
- * in ns per call, median (min-max) over ROUNDS rounds of CALLS calls.
+ * Prints two "bench row" lines (bench.h), setpriority and getpriority, in
+ * ns per call: median and min-max over ROUNDS rounds of CALLS calls.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,9 +23,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
+
 #define TARGET_UID	4000
 #define OTHER_UID	5000
 #define OTHER_PROCS	10
+#define PRIO		"PRIO_USER, 1 thread of the user"
 
 static void die(const char *what)
 {
@@ -76,28 +79,13 @@ static long long now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static int cmp(const void *a, const void *b)
-{
-	long long x = *(const long long *)a, y = *(const long long *)b;
-
-	return (x > y) - (x < y);
-}
-
-static void stats(long long *v, int n, long long out[3])
-{
-	qsort(v, n, sizeof(*v), cmp);
-	out[0] = v[n / 2];
-	out[1] = v[0];
-	out[2] = v[n - 1];
-}
-
 int main(int argc, char **argv)
 {
 	int nthreads = argc > 1 ? atoi(argv[1]) : 10000;
 	int rounds = argc > 2 ? atoi(argv[2]) : 7;
 	int calls = argc > 3 ? atoi(argv[3]) : 50;
 	pid_t pids[OTHER_PROCS + 1];
-	long long set[64], get[64], s[3], g[3];
+	double set[64], get[64];
 	int p[2], i, r, up = 0;
 	char c;
 
@@ -127,10 +115,10 @@ int main(int argc, char **argv)
 		}
 		get[r] = (now_ns() - t0) / calls;
 	}
-	stats(set, rounds, s);
-	stats(get, rounds, g);
-	printf("prio_user threads=%d set=%lld (%lld-%lld) get=%lld (%lld-%lld)\n",
-	       nthreads, s[0], s[1], s[2], g[0], g[1], g[2]);
+	bench_row(PRIO, "ns/call", "lower", set, rounds,
+		  "setpriority, %d other threads", nthreads);
+	bench_row(PRIO, "ns/call", "lower", get, rounds,
+		  "getpriority, %d other threads", nthreads);
 	fflush(stdout);
 	for (i = 0; i <= OTHER_PROCS; i++)
 		kill(pids[i], SIGKILL);

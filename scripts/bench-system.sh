@@ -61,8 +61,9 @@ echo "bench done"
 INIT
 "$REPO/scripts/initramfs.sh" "$root" "$BUILD/bench-system.cpio.gz"
 
-# boot NAME KERNEL SMP QEMU-ARGS APPEND: one guest; its result lines, with
-# NAME and SMP in front, go to $out.raw.
+# boot NAME KERNEL SMP QEMU-ARGS APPEND: one guest; its result lines
+# ("bench row ...", bench/bench.h), with NAME up to its first "-" and SMP
+# in front, go to $out.raw.
 boot() {
 	local name=$1 kernel=$2 smp=$3 qargs=$4 append=$5 console=$RESULTS/bench-system-$1.console
 	timeout "${BENCH_TIMEOUT:-2400}" qemu-system-x86_64 -nodefaults -no-reboot \
@@ -71,7 +72,7 @@ boot() {
 		-append "console=ttyS0 kunit.enable=0 panic=-1 quiet $append" \
 		-serial "file:$console" < /dev/null ||
 		die "$name guest failed: see $console"
-	tr -d '\r' < "$console" | grep -E '^(prio_user|pidsys) ' |
+	tr -d '\r' < "$console" | grep '^bench row ' |
 		sed "s/^/${name%%-*} smp=$smp /" | tee -a "$out.raw" | sed 's/^/    /'
 	grep -q 'bench done' "$console" || die "$name guest did not finish: see $console"
 	! grep -qE "$KERNEL_BUGS" "$console" || die "$name guest logged a kernel bug: see $console"

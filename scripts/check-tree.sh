@@ -1,30 +1,38 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Bring the test tree $CHECK to base + series/. It belongs to the scripts:
-# anything in it is discarded. A stamp of base and patches skips the work
-# (and keeps file times, so builds stay incremental) when nothing changed.
+# anything in it is discarded. The series is applied elsewhere
+# (series_commit, in $WORK/apply) and the test tree then checks the result
+# out: git rewrites only the files that differ, so only they get new
+# mtimes and a build after a one-patch change stays incremental.
+# With SRC=tree (or a path) it only checks that the tree exists: that tree
+# is built as it is.
 . "$(dirname "$0")/lib.sh"
 lock_work
 
-GIT_REPO=$TREE/.git
-tag=$(base_tag)
-stamp=$( { git --git-dir="$GIT_REPO" rev-parse "$tag"; series_patches |
-	while read -r p; do echo "$p"; cat "$REPO/series/$p" 2>/dev/null; done; } |
-	sha256sum | cut -d' ' -f1)
-
+if [ "$(src_dir)" != "$CHECK" ]; then
+	src=$(src_dir)
+	git -C "$src" rev-parse -q --verify HEAD >/dev/null 2>&1 ||
+		die "SRC=${SRC:-}: no kernel tree at $src (for the editing tree: make tree)"
+	info "using $src as it is, uncommitted edits included ($(git -C "$src" status --porcelain --untracked-files=no | wc -l) files modified)"
+	exit 0
+fi
+commit=$(series_commit) || die "series/ does not apply to $(base_tag) (above); the test tree $CHECK is unchanged"
 if [ ! -d "$CHECK" ]; then
 	say "creating test tree $CHECK"
-	git --git-dir="$GIT_REPO" worktree add -q --detach "$CHECK" "$tag"
-elif [ "$(cat "$WORK/check.stamp" 2>/dev/null)" = "$stamp $(git -C "$CHECK" rev-parse HEAD)" ] &&
+	git -C "$TREE" worktree add -q --detach "$CHECK" "$commit" ||
+		die "cannot add the worktree $CHECK"
+elif [ "$(git -C "$CHECK" rev-parse HEAD)" = "$commit" ] &&
      [ -z "$(git -C "$CHECK" status --porcelain)" ]; then
 	info "test tree $CHECK is base + series/ ($(series_patches | wc -l) patches), unchanged"
 	exit 0
+else
+	git -C "$CHECK" am --abort >/dev/null 2>&1 || true
+	# Local edits and build leftovers go; unchanged files keep their mtimes.
+	git -C "$CHECK" reset -q --hard
+	git -C "$CHECK" clean -q -fdx
+	changed=$(git -C "$CHECK" diff --name-only HEAD "$commit" | wc -l)
+	git -C "$CHECK" checkout -q -f --detach "$commit"
+	say "test tree $CHECK moved to base + series/: $changed files changed"
 fi
-
-say "applying series/ to $tag in $CHECK"
-rm -f "$WORK/check.stamp"
-git -C "$CHECK" am --abort >/dev/null 2>&1 || true
-git -C "$CHECK" checkout -q -f --detach "$tag"
-git -C "$CHECK" clean -q -fdx
-"$REPO/scripts/apply.sh" "$CHECK"
-echo "$stamp $(git -C "$CHECK" rev-parse HEAD)" > "$WORK/check.stamp"
+git -C "$CHECK" log --reverse --format='    %h %s' "$(base_tag)..HEAD"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# intree-selftests.sh OUT STAGE: build the test tree's own selftests for
+# intree-selftests.sh OUT STAGE: build the tree's own selftests (lib.sh src_dir) for
 # clone3, pidfd, pid_namespace and proc statically with their Makefiles
 # (uapi headers from OUT/usr/include, which kselftest.sh installs) and
 # stage those matching T as STAGE/tests/intree/DIR/PROG, appending
@@ -17,7 +17,7 @@ T=${T:-*}
 INTREE_TIMEOUT=${INTREE_TIMEOUT:-180}
 INTREE_DIRS=(clone3 pidfd pid_namespace proc)
 known=$REPO/kselftest/intree-known.txt
-selftests=$CHECK/tools/testing/selftests
+selftests=$(src_dir)/tools/testing/selftests
 objs=$out/intree-selftests
 
 # Is any program of DIR wanted? (Skip building directories T excludes.)

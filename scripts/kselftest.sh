@@ -1,20 +1,25 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# kselftest.sh VARIANT: build kselftest/*/*.c against the test tree's
-# installed uapi headers and kselftest_harness.h, and the test tree's own
-# selftests for clone3, pidfd, pid_namespace and proc (intree-selftests.sh),
-# pack them with busybox into an initramfs, boot $BUILD/VARIANT's bzImage
-# in QEMU (TCG, -smp 2) and parse the TAP the guest writes to its second
-# serial port; failures listed in kselftest/intree-known.txt (those of
-# pristine 6.12 in this guest) count as known, not failed.
+# kselftest.sh VARIANT: build kselftest/*/*.c against the tree's installed
+# uapi headers and kselftest_harness.h, and the tree's own selftests for
+# clone3, pidfd, pid_namespace and proc (intree-selftests.sh), pack them
+# with busybox into an initramfs, boot $BUILD/VARIANT's bzImage in QEMU
+# (TCG, -smp 2) and parse the TAP the guest writes to its second serial
+# port; failures listed in kselftest/intree-known.txt (those of pristine
+# 6.12 in this guest) count as known, not failed. The guest clears
+# kmemleak before the first test and scans twice after the last; a
+# reported leak, like any kernel bug report in the log, fails the run.
 #   T=GLOB       run only test programs whose suite/name matches GLOB
 #                (e.g. 'session/*', 'intree/*', 'intree/pidfd/*')
-#   KSFT_ARGS=.. arguments for every test program (e.g. -t setsid_twice)
+#   KSFT_ARGS=.. arguments for the one program T names
+#                (T=session/session_test KSFT_ARGS='-t setsid_twice')
+#   SRC=tree     the kernel and headers of the editing tree (lib.sh)
 . "$(dirname "$0")/lib.sh"
 lock_work
 
 variant=${1:-default}
-out=$BUILD/$variant
+ktree=$(src_dir)
+out=$BUILD/$(build_name "$variant")
 kernel=$out/arch/x86/boot/bzImage
 stage=$out/kselftest-root
 tap=$RESULTS/kselftest-$variant.tap
@@ -24,10 +29,10 @@ KSFT_ARGS=${KSFT_ARGS:-}
 GUEST_TIMEOUT=${GUEST_TIMEOUT:-1500}
 TEST_TIMEOUT=${TEST_TIMEOUT:-600}
 rm -f "$RESULTS/kselftest-$variant.counts"
-[ -f "$kernel" ] || die "no kernel at $kernel: run 'make kunit' (or make check) first"
+[ -f "$kernel" ] || die "no kernel at $kernel: run 'make kunit${SRC:+ SRC=$SRC} VARIANT=$variant' (or make check) first"
 
-say "kselftests: headers from $CHECK into $out/usr"
-make -s -C "$CHECK" ARCH=x86_64 O="$out" headers_install >/dev/null ||
+say "kselftests: headers from $ktree into $out/usr"
+make -s -C "$ktree" ARCH=x86_64 O="$out" headers_install >/dev/null ||
 	die "headers_install failed in $out"
 
 say "kselftests: building kselftest/ (static, -Werror)"
@@ -41,7 +46,7 @@ for src in "$REPO"/kselftest/*/*.c; do
 	[[ "$suite/$prog" == $T ]] || continue
 	mkdir -p "$stage/tests/$suite"
 	gcc -static -O2 -g -Wall -Werror -pthread -D_GNU_SOURCE \
-		-isystem "$out/usr/include" -I "$CHECK/tools/testing/selftests" \
+		-isystem "$out/usr/include" -I "$ktree/tools/testing/selftests" \
 		-o "$stage/tests/$suite/$prog" "$src" ||
 		die "kselftest/$suite/$prog.c does not build (errors above)"
 	info "built $suite/$prog"
@@ -52,11 +57,18 @@ say "kselftests: building the test tree's selftests (static)"
 T=$T "$REPO/scripts/intree-selftests.sh" "$out" "$stage" ||
 	die "in-tree selftests do not build"
 [ -s "$stage/tests.list" ] || die "no kselftest program matches T='$T'"
+if [ -n "$KSFT_ARGS" ] && [ "$(wc -l < "$stage/tests.list")" -ne 1 ]; then
+	die "KSFT_ARGS='$KSFT_ARGS' is for one program, but T='$T' matches $(wc -l < "$stage/tests.list"): $(cut -d' ' -f1 "$stage/tests.list" | tr '\n' ' ')"
+fi
 
 # tests.list: "NAME TIMEOUT" per program, NAME relative to /tests.
 cat > "$stage/init.sh" <<INIT
 exec 3>/dev/ttyS1
 echo "# guest: \$(uname -r) \$(nproc) cpus" >&3
+kmemleak=/sys/kernel/debug/kmemleak
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+# Leak suspects from boot are not the tests': start from a clean list.
+[ -w \$kmemleak ] && echo clear > \$kmemleak
 exec 4</tests.list
 while read -r name secs <&4; do
 	t=/tests/\$name
@@ -67,6 +79,13 @@ while read -r name secs <&4; do
 	echo "# exit: \$name \$(cat /tmp/rc)" >&3
 done
 exec 4<&-
+if [ -w \$kmemleak ]; then
+	# Objects younger than a second or referenced from a register at
+	# the first scan are not reported: scan twice, as kmemleak.rst does.
+	sleep 2; echo scan > \$kmemleak; sleep 2; echo scan > \$kmemleak
+	echo "# kmemleak: \$(grep -c '^unreferenced object' \$kmemleak) unreferenced objects" >&3
+	head -300 \$kmemleak >&3
+fi
 echo "# dmesg warnings: \$(dmesg | grep -cE '$KERNEL_BUGS')" >&3
 dmesg | grep -A30 -E '$KERNEL_BUGS' | head -200 >&3
 echo "# guest done" >&3
@@ -77,14 +96,11 @@ say "kselftests: booting $kernel (TCG, -smp 2; console: $console)"
 rm -f "$tap" "$console"
 : > "$tap"
 start=$(date +%s)
-timeout "$GUEST_TIMEOUT" qemu-system-x86_64 -nodefaults -no-reboot -display none \
-	-m 2048 -smp 2 -bios qboot.rom \
-	-kernel "$kernel" -initrd "$out/kselftest-initramfs.cpio.gz" \
-	-append "console=ttyS0 kunit.enable=0 panic=-1 loglevel=4" \
-	-serial "file:$console" -serial "file:$tap" < /dev/null &
+GUEST_TIMEOUT=$GUEST_TIMEOUT qemu_guest "$kernel" "$out/kselftest-initramfs.cpio.gz" \
+	"loglevel=4" -display none -serial "file:$console" -serial "file:$tap" < /dev/null &
 qemu=$!
 tail -n +1 -f --pid=$qemu "$tap" | tr -d '\r' |
-	grep --line-buffered -E '^(ok|not ok|# (selftest|exit|guest)|# +(FAILED|PASSED|Totals))' |
+	grep --line-buffered -E '^(ok|not ok|# (selftest|exit|guest|kmemleak)|# +(FAILED|PASSED|Totals))' |
 	sed -u 's/^/    /' || true
 rc=0
 wait $qemu || rc=$?

@@ -6,10 +6,16 @@
 # x86_64 unless the fragment says otherwise in a header line:
 #   # arch: i386               kunit.py --arch
 #   # cross: aarch64-linux-gnu-  kunit.py --cross_compile (and ccache's CC)
-#   SRC=dir          kernel tree to build (default: the test tree)
+#   # include: FILE.config       kunit/FILE.config as one more fragment
+#   SRC=tree         build the editing tree's working copy, uncommitted
+#                    edits included, in $BUILD/tree-VARIANT (SRC=dir: that
+#                    tree; default: the test tree, base + series/)
+#   KUNIT_ARGS=..    more options for kunit.py run (--run_isolated=suite,
+#                    --list_tests, --kernel_args=..., --filter='speed>slow')
 #   KUNITCONFIG=f    in place of .kunitconfig (check-prefixes.sh)
-#   NAME=n           result name (default: VARIANT)
+#   NAME=n           result name (default: VARIANT, tree-VARIANT with SRC=tree)
 #   OUT=dir          build directory (default: $BUILD/NAME)
+# The kunit.py command is printed, to be run by hand as well.
 . "$(dirname "$0")/lib.sh"
 lock_work
 
@@ -17,14 +23,17 @@ variant=${1:?usage: kunit.sh VARIANT [FILTER_GLOB]}
 filter=${2:-}
 frag=$REPO/kunit/$variant.config
 [ -f "$frag" ] || die "no kunit variant '$variant': $frag is missing"
-src=${SRC:-$CHECK}
-name=${NAME:-$variant}
+src=$(src_dir)
+name=${NAME:-$(build_name "$variant")}
 out=${OUT:-$BUILD/$name}
 log=$RESULTS/kunit-$name.log
 json=$RESULTS/kunit-$name.json
 arch=$(sed -n 's/^# arch: *//p' "$frag")
 cross=$(sed -n 's/^# cross: *//p' "$frag")
 arch=${arch:-x86_64}
+mapfile -t frags < <(expand_frags "${KUNITCONFIG:-$REPO/.kunitconfig}" \
+	"$REPO/kunit/common.config" "$frag")
+frags=("${frags[@]/#/--kunitconfig=}")
 mkdir -p "$out" "$RESULTS"
 rm -f "$json" "$RESULTS/kunit-$name.counts"
 
@@ -33,18 +42,25 @@ say "KUnit '$name' ($arch): building $out and booting it in QEMU (log: $log)"
 start=$(date +%s)
 progress "$out"
 
+# KUNIT_ARGS is split as the shell would (quotes work: --filter='speed>slow').
+eval "kargs=(${KUNIT_ARGS:-})"
+cmd=(python3 "$src/tools/testing/kunit/kunit.py" run
+	--arch="$arch" ${cross:+--cross_compile="$cross"} --jobs="$JOBS"
+	--build_dir="$out" --json="$json"
+	"${frags[@]}"
+	--make_options="CC=ccache ${cross}gcc"
+	--qemu_args="-smp 2"
+	--timeout="${KUNIT_TIMEOUT:-1200}"
+	"${kargs[@]}" ${filter:+"$filter"})
+info "$(printf '%q ' "${cmd[@]}")"
 rc=0
-python3 "$src/tools/testing/kunit/kunit.py" run \
-	--arch="$arch" ${cross:+--cross_compile="$cross"} --jobs="$JOBS" \
-	--build_dir="$out" --json="$json" \
-	--kunitconfig="${KUNITCONFIG:-$REPO/.kunitconfig}" \
-	--kunitconfig="$REPO/kunit/common.config" \
-	--kunitconfig="$frag" \
-	--make_options="CC=ccache ${cross}gcc" \
-	--qemu_args="-smp 2" \
-	--timeout="${KUNIT_TIMEOUT:-1200}" \
-	${filter:+"$filter"} > "$log" 2>&1 || rc=$?
+"${cmd[@]}" > "$log" 2>&1 || rc=$?
 stop_progress
+case " ${kargs[*]} " in
+*" --list_tests"*|*" --list_tests_attr"*)
+	grep -vE '^\[[0-9:]+\] ' "$log" || true
+	exit "$rc" ;;
+esac
 
 # Kernel messages printed asynchronously (input devices probing, the TSC
 # calibration) can land between KTAP lines and make kunit.py's parser
@@ -67,11 +83,11 @@ if [ ! -s "$json" ]; then
 	record "kunit-$name" 0 1 0
 	die "KUnit '$name' produced no results (exit $rc): see $log and $out/test.log"
 fi
-counts=$(python3 "$REPO/scripts/kunit-count.py" "$json") || {
+counts=$(python3 "$REPO/scripts/kunit-count.py" --own "$KUNIT_OWN_SUITES" "$json") || {
 	record "kunit-$name" 0 1 0
 	die "KUnit '$name' ran no test: see $log"
 }
-read -r p f s <<<"$counts"
+read -r p f s op of os <<<"$counts"
 # Sanitizer, lockdep and RCU reports do not fail a KUnit case by themselves:
 # any in the log fails the run. A case that triggers a warning on purpose
 # announces it with "warning is expected next" just before.
@@ -86,6 +102,6 @@ if [ "$bugs" -gt 0 ]; then
 	info "KUnit '$name': $bugs kernel bug report(s) in $out/test.log"
 	f=$((f + 1))
 fi
-record "kunit-$name" "$p" "$f" "$s"
-info "KUnit '$name': $p passed, $f failed, $s skipped in $(( $(date +%s) - start )) s"
+record "kunit-$name" "$p" "$f" "$s" "$op" "$of" "$os"
+info "KUnit '$name': $p passed, $f failed, $s skipped (series' own suites: $op passed, $of failed, $os skipped) in $(( $(date +%s) - start )) s"
 [ "$rc" -eq 0 ] && [ "$f" -eq 0 ] || die "KUnit '$name' failed (exit $rc): see $log and $out/test.log"

@@ -56,31 +56,154 @@ pristine_worktree() {
 	echo "$dir"
 }
 
+# Which kernel tree the scripts build and test. SRC=tree is the editing
+# tree's working copy, uncommitted edits included, built in
+# $BUILD/tree-VARIANT; the default (SRC unset or "series") is the test
+# tree, base + series/, built in $BUILD/VARIANT. Any other value is a path.
+src_dir() {
+	case ${SRC:-series} in
+	series) echo "$CHECK" ;;
+	tree)   echo "$TREE" ;;
+	*)      echo "$SRC" ;;
+	esac
+}
+build_name() {
+	if [ "$(src_dir)" = "$TREE" ]; then echo "tree-$1"; else echo "$1"; fi
+}
+
+# qemu_guest KERNEL INITRD APPEND [QEMU_ARG...]: the one QEMU command line
+# of every guest (TCG, qboot, a serial console on ttyS0). GUEST_MEM (MiB,
+# default 2048) and GUEST_SMP (default 2) size it; GUEST_TIMEOUT (seconds)
+# bounds it. APPEND is added to the kernel command line.
+qemu_guest() {
+	local kernel=$1 initrd=$2 append=$3
+	shift 3
+	local cmd=(qemu-system-x86_64 -nodefaults -no-reboot
+		-m "${GUEST_MEM:-2048}" -smp "${GUEST_SMP:-2}" -bios qboot.rom
+		-kernel "$kernel" -initrd "$initrd"
+		-append "console=ttyS0 kunit.enable=0 panic=-1${append:+ $append}" "$@")
+	if [ -n "${GUEST_TIMEOUT:-}" ]; then
+		timeout "$GUEST_TIMEOUT" "${cmd[@]}"
+	else
+		"${cmd[@]}"
+	fi
+}
+
 # Patches named in series/series, in order, comments and blanks skipped.
 series_patches() {
 	[ -f "$REPO/series/series" ] || die "series/series is missing"
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$REPO/series/series"
 }
 
-# record STEP PASSED FAILED SKIPPED: counts that the final summary adds up.
+# record STEP PASSED FAILED SKIPPED [OWN_PASSED OWN_FAILED OWN_SKIPPED]:
+# counts that the final summary adds up; a KUnit step adds those of the
+# series' own suites (kunit-count.py --own "$KUNIT_OWN_SUITES").
 record() {
 	mkdir -p "$RESULTS"
-	echo "$2 $3 $4" > "$RESULTS/$1.counts"
+	if [ $# -ge 7 ]; then echo "$2 $3 $4 $5 $6 $7"; else echo "$2 $3 $4"; fi > "$RESULTS/$1.counts"
 }
 
-# export_patches DIR: the editing tree's commits since the base, as
-# git format-patch writes them (stable across runs: zero commit ids, no
-# numbering, no signature), plus the series file that orders them.
+# The series' own KUnit suites (exact top-level suite names, see
+# .kunitconfig); every other suite that runs is upstream's.
+KUNIT_OWN_SUITES=pidmap,pidhash,pid,user_tasks
+
+# export_patches DIR: what series/ should hold for the editing tree's
+# commits since the base, written into DIR (empty or new):
+#  - one git format-patch file per commit (stable across runs: zero
+#    commit ids, no numbering, no signature), named after its subject
+#    without format-patch's "NNNN-" number, so that a patch keeps its
+#    name when the order changes;
+#  - series, their order. The comment lines of series/series go to its
+#    top, except "# topic: NAME" lines: each stays in front of the patch
+#    it stood in front of (or the next one that is still there);
+#  - series/'s other files (cover-letter, version, ...), copied as they
+#    are, so that DIR compares equal to an up-to-date series/.
 export_patches() {
-	local dir=$1
+	local dir=$1 raw f name
+	raw=$dir/.format-patch
 	mkdir -p "$dir"
 	git -C "$TREE" format-patch -q --zero-commit --no-signature -N \
-		-o "$dir" "$(base_tag)..HEAD"
+		-o "$raw" "$(base_tag)..HEAD" ||
+		die "git format-patch $(base_tag)..HEAD failed in $TREE"
+	: > "$dir/series.order"
+	for f in "$raw"/*.patch; do
+		[ -e "$f" ] || continue
+		name=${f##*/}
+		name=${name#[0-9][0-9][0-9][0-9]-}
+		[ ! -e "$dir/$name" ] ||
+			die "two commits of $TREE export to $name: give one of them another subject"
+		mv "$f" "$dir/$name"
+		echo "$name" >> "$dir/series.order"
+	done
+	rm -rf "$raw"
+	local old=$REPO/series/series
+	[ -f "$old" ] || old=/dev/null
+	awk '
+	NR == FNR { new[$0] = 1; order[++n] = $0; next }
+	/^#[[:space:]]*topic:/ { pending = pending $0 "\n"; next }
+	/^#/ { print; next }
 	{
-		sed -n '/^#/p' "$REPO/series/series" 2>/dev/null
-		(cd "$dir" && ls -1 -- *.patch 2>/dev/null) || true
-	} > "$dir/series.new"
+		p = $0; sub(/#.*/, "", p); gsub(/[[:space:]]/, "", p)
+		sub(/^[0-9][0-9][0-9][0-9]-/, "", p)
+		if (p in new && pending != "") { before[p] = pending; pending = "" }
+	}
+	END {
+		for (i = 1; i <= n; i++) printf "%s%s\n", before[order[i]], order[i]
+		if (pending != "")
+			printf "    series/series: no patch is left after these lines, dropped:\n%s",
+				pending > "/dev/stderr"
+	}' "$dir/series.order" "$old" > "$dir/series.new"
+	rm -f "$dir/series.order"
 	mv "$dir/series.new" "$dir/series"
+	for f in "$REPO"/series/*; do
+		case ${f##*/} in
+		*.patch | series | *~) ;;
+		*) [ ! -f "$f" ] || cp -p "$f" "$dir/" ;;
+		esac
+	done
+}
+
+# series_stamp: a hash of the base commit and every patch of series/, in
+# order; equal stamps mean the same base + series/.
+series_stamp() {
+	{ git -C "$TREE" rev-parse "$(base_tag)"; series_patches |
+		while read -r p; do echo "$p"; cat "$REPO/series/$p" 2>/dev/null; done; } |
+		sha256sum | cut -d' ' -f1
+}
+
+# series_commit: base + series/ as a commit of the editing tree's
+# repository; prints its id. The patches are applied (apply.sh: no fuzz,
+# no offset) in $WORK/apply, a worktree no build uses, so that trees that
+# are built (the test tree) can move to the result with a checkout that
+# touches only the files that differ. Cached by series_stamp.
+series_commit() {
+	local dir=$WORK/apply stamp commit
+	stamp=$(series_stamp)
+	(
+		exec 8>"$WORK/.apply-lock"
+		flock 8
+		{ read -r s c < "$WORK/apply.stamp"; } 2>/dev/null || true
+		if [ "${s:-}" = "$stamp" ] && git -C "$TREE" cat-file -e "${c:-none}^{commit}" 2>/dev/null; then
+			echo "$c"
+			exit 0
+		fi
+		rm -f "$WORK/apply.stamp"
+		if [ ! -d "$dir" ]; then
+			info "creating $dir, where series/ is applied" >&2
+			git -C "$TREE" worktree add -q --detach "$dir" "$(base_tag)" >&2 ||
+				die "cannot add the worktree $dir"
+		fi
+		git -C "$dir" am --abort >/dev/null 2>&1 || true
+		git -C "$dir" checkout -q -f --detach "$(base_tag)"
+		git -C "$dir" clean -q -fdx
+		"$REPO/scripts/apply.sh" "$dir" >&2 || exit 1
+		commit=$(git -C "$dir" rev-parse HEAD)
+		# Keep the commit reachable: gc.auto is off, but a manual gc
+		# must not prune a tree the test tree may sit on.
+		git -C "$TREE" update-ref refs/pidmap/series "$commit"
+		echo "$stamp $commit" > "$WORK/apply.stamp"
+		echo "$commit"
+	)
 }
 
 # tree_ready: the editing tree exists, is clean and sits on the base.
@@ -95,9 +218,10 @@ tree_ready() {
 		die "$TREE is not on top of $(base_tag) (package updated?): run 'make tree'"
 }
 
-# Kernel log lines that mean a bug: warnings, lockdep, RCU and sanitizer
+# Kernel log lines that mean a bug: warnings, lockdep, RCU (lists, stalls),
+# hung tasks, UBSAN, KASAN and kmemleak
 # reports. Any of them fails a guest run.
-KERNEL_BUGS='WARNING:|BUG:|Oops|possible (recursive|circular) locking|suspicious RCU usage|detected stall|blocked for more than [0-9]+ seconds'
+KERNEL_BUGS='WARNING:|BUG:|Oops|possible (recursive|circular) locking|suspicious RCU usage|detected stall|blocked for more than [0-9]+ seconds|UBSAN:|suspected memory leak'
 
 # progress DIR: while a build runs in DIR, say every minute how far it got
 # (kunit.py hides make's output). Stopped by stop_progress or at exit.
@@ -114,13 +238,30 @@ progress() {
 }
 stop_progress() { [ -z "${PROGRESS_PID:-}" ] || kill "$PROGRESS_PID" 2>/dev/null || true; }
 
+# expand_frags FRAGMENT...: the fragments, one path per line, each
+# preceded by the kunit/ fragments it names in "# include: NAME" lines.
+expand_frags() {
+	local frag inc
+	for frag in "$@"; do
+		for inc in $(sed -n 's/^# include: *//p' "$frag"); do
+			# Run in a subshell: a missing file is named here and
+			# then by kunit.py, which fails on it.
+			[ -f "$REPO/kunit/$inc" ] ||
+				printf '%sERROR: %s includes kunit/%s, which is missing%s\n' "$R" "$frag" "$inc" "$N" >&2
+			echo "$REPO/kunit/$inc"
+		done
+		echo "$frag"
+	done
+}
+
 # kunit_build SRC OUT LOG FRAGMENT...: build SRC's kernel in OUT through
 # kunit.py (x86_64, ccache) from the given kunitconfig fragments, with
 # progress lines; dies naming LOG when the build fails.
 kunit_build() {
-	local src=$1 out=$2 log=$3 frag args=()
+	local src=$1 out=$2 log=$3 frag frags args=()
 	shift 3
-	for frag in "$@"; do args+=("--kunitconfig=$frag"); done
+	mapfile -t frags < <(expand_frags "$@")
+	for frag in "${frags[@]}"; do args+=("--kunitconfig=$frag"); done
 	mkdir -p "$out" "$(dirname "$log")"
 	progress "$out"
 	python3 "$src/tools/testing/kunit/kunit.py" build \
@@ -140,3 +281,47 @@ lock_work() {
 	flock -n 9 || { info "waiting for another run in $WORK to finish"; flock 9; }
 	export PIDMAP_LOCK_HELD=$WORK
 }
+
+# series_topics: the topics of series/series, in order. A line
+# "# topic: NAME" starts a topic; the patches after it, up to the next
+# such line, are its patches: a group meant to apply (and to be mailed)
+# on its own, on the base. series_topic NAME prints a topic's patches.
+series_topics() {
+	sed -n 's/^#[[:space:]]*topic:[[:space:]]*\([^[:space:]]*\).*/\1/p' "$REPO/series/series"
+}
+series_topic() {
+	awk -v t="$1" '
+	/^#[[:space:]]*topic:/ { cur = $0; sub(/^#[[:space:]]*topic:[[:space:]]*/, "", cur); sub(/[[:space:]].*/, "", cur); next }
+	{ sub(/#.*/, ""); gsub(/[[:space:]]/, "") }
+	$0 != "" && cur == t' "$REPO/series/series"
+}
+
+# commit_patches PARENT FILE...: the patch files applied, in order, on
+# PARENT as commits of the editing tree's repository, with no checkout:
+# each goes through git mailinfo (author, date and message, as git am
+# takes them), git apply --cached on a temporary index and git
+# commit-tree. Prints the last commit's id (PARENT when there is no
+# file). Dies naming the patch that does not apply; only unreferenced
+# objects are left behind then.
+commit_patches() (
+	parent=$1
+	shift
+	tmp=$(mktemp -d) || die "cannot create a temporary directory"
+	trap 'rm -rf "$tmp"' EXIT
+	export GIT_INDEX_FILE=$tmp/index
+	git -C "$TREE" read-tree "$parent" || die "cannot read $parent in $TREE"
+	git_identity >&2
+	field() { sed -n "s/^$1: //p" "$tmp/info"; }
+	for f in "$@"; do
+		git mailinfo "$tmp/msg" "$tmp/patch" < "$f" > "$tmp/info" ||
+			die "git mailinfo cannot read $f"
+		git -C "$TREE" apply --cached "$tmp/patch" ||
+			die "${f##*/} does not apply on $(git -C "$TREE" log -1 --format='%h %s' "$parent")"
+		tree=$(git -C "$TREE" write-tree)
+		parent=$({ field Subject; echo; cat "$tmp/msg"; } | git stripspace |
+			GIT_AUTHOR_NAME=$(field Author) GIT_AUTHOR_EMAIL=$(field Email) \
+			GIT_AUTHOR_DATE=$(field Date) git -C "$TREE" commit-tree "$tree" -p "$parent") ||
+			die "git commit-tree failed for ${f##*/}"
+	done
+	echo "$parent"
+)

@@ -61,6 +61,7 @@ def main():
     prog = None
     done = False
     warnings = 0
+    leaks = 0
 
     def is_known(name, case):
         """The reason NAME[:CASE] is a known failure, or None."""
@@ -117,6 +118,9 @@ def main():
         if line.startswith('# dmesg warnings: '):
             warnings = int(line.split()[-1])
             continue
+        if line.startswith('# kmemleak: '):
+            leaks = int(line.split()[2])
+            continue
         if line.startswith('# guest done'):
             done = True
             continue
@@ -147,12 +151,14 @@ def main():
         fail(prog['name'], None, '%s: never exited (crash or guest timeout)' % prog['name'])
     if warnings:
         problems.append('guest kernel logged %d warning(s): see the TAP file' % warnings)
+    if leaks:
+        problems.append('kmemleak reported %d unreferenced object(s): see the TAP file' % leaks)
     if not done:
         problems.append('guest did not finish (no "# guest done")')
     for p in problems:
         print('    FAILED %s' % p, file=sys.stderr)
     failed += len(problems)
-    for key in sorted(set(known) - used):
+    for key in sorted(set(known) - used, key=lambda k: (k[0], k[1] or '')):
         if key[0] in ran:
             print('    NOTE known failure did not occur: %s%s' % (
                 key[0], ':' + key[1] if key[1] is not None else ''), file=sys.stderr)

@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# test-fixtures.sh: fixture tests of the scripts that read test and bench
+# output, no kernel needed. Each fixture in scripts/tests/ is run through its script
+# and compared with its NAME.expected (format: scripts/fixtures.sh).
+#   kunit/NAME.json    kunit-count.py [options in NAME.args] NAME.json
+#   tap/NAME.tap       tap-count.py [--known NAME.known] NAME.tap
+#   summary/NAME.steps summary.sh on one "STEP: COUNTS" per line ("STEP:"
+#                      an empty .counts file, "STEP" none); the first line
+#                      of its output (package version) is left out
+#   bench/NAME.raw     bench-table.py NAME.raw (bench-system.sh's raw lines)
+# A fixture names its rule in a "# rule:" line (JSON: "comment"). Prints
+# "ok"/"not ok" per fixture and a diff for each that differs, records the
+# step scripts-selftest and exits 1 on any difference.
+#   UPDATE=1   write every NAME.expected from the output (review the diff)
+#   KUNIT_COUNT=, TAP_COUNT=, SUMMARY=, BENCH_TABLE=  other copies of the
+#              scripts to test
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/fixtures.sh"
+
+tests=$REPO/scripts/tests
+KUNIT_COUNT=$(realpath "${KUNIT_COUNT:-$REPO/scripts/kunit-count.py}")
+TAP_COUNT=$(realpath "${TAP_COUNT:-$REPO/scripts/tap-count.py}")
+SUMMARY=$(realpath "${SUMMARY:-$REPO/scripts/summary.sh}")
+BENCH_TABLE=$(realpath "${BENCH_TABLE:-$REPO/scripts/bench-table.py}")
+
+# summary STEPS: summary.sh on the steps and counts of the file STEPS, in
+# a work directory of its own.
+summary() {
+	local line step steps=() nums work=$FIXTURE_TMP/work
+	rm -rf "$work"
+	mkdir -p "$work/results"
+	while IFS= read -r line; do
+		[[ $line =~ ^[[:space:]]*(#|$) ]] && continue
+		step=${line%%:*}
+		steps+=("$step")
+		[[ $line == *:* ]] || continue
+		read -r -a nums <<<"${line#*:}"
+		if [ "${#nums[@]}" -gt 0 ]; then echo "${nums[*]}"; fi > "$work/results/$step.counts"
+	done < "$1"
+	# PKG: any installed package will do for the version in the first line.
+	WORK=$work PKG=dpkg "$SUMMARY" "${steps[@]}" | sed 1d
+}
+
+# run KIND NAME: fixture NAME through its script (in the fixture's directory).
+run() {
+	local kind=$1 name=$2 args=()
+	case $kind in
+	kunit)
+		[ ! -f "$name.args" ] || read -r -a args < "$name.args"
+		python3 "$KUNIT_COUNT" "${args[@]}" "$name.json" ;;
+	tap)
+		[ ! -f "$name.known" ] || args=(--known "$name.known")
+		python3 "$TAP_COUNT" "${args[@]}" "$name.tap" ;;
+	summary)
+		summary "$name.steps" ;;
+	bench)
+		python3 "$BENCH_TABLE" "$name.raw" ;;
+	esac
+}
+
+fixtures=()
+for f in "$tests"/kunit/*.json "$tests"/tap/*.tap "$tests"/summary/*.steps \
+		"$tests"/bench/*.raw; do
+	[ ! -e "$f" ] || fixtures+=("$f")
+done
+echo "1..${#fixtures[@]}"
+for f in "${fixtures[@]}"; do
+	dir=$(dirname "$f") file=$(basename "$f")
+	kind=$(basename "$dir") name=${file%.*}
+	rule=$(sed -n -e 's/^# rule: //p' -e 's/^ *"comment": "\(.*\)",$/\1/p' "$f" | head -1)
+	fixture_check "$kind/$name" "$rule" "$dir" "$name" run "$kind" "$name"
+done
+fixtures_done
+record scripts-selftest "$fixtures_ok" "$fixtures_bad" 0
+[ "$fixtures_bad" -eq 0 ]
