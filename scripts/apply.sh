@@ -18,7 +18,7 @@ for p in "${patches[@]}"; do
 	[ "$i" -ge "$from" ] && [ "$i" -le "$to" ] || continue
 	f=$REPO/series/$p
 	[ -f "$f" ] || die "series/series names $p, which is not in series/"
-	if ! out=$(patch -p1 --dry-run --fuzz=0 -i "$f" 2>&1); then
+	if ! out=$(patch -p1 --batch --dry-run --fuzz=0 -i "$f" 2>&1); then
 		printf '%s\n' "$out" | grep -E 'FAILED|checking|malformed|Only garbage|can.t find' >&2 || true
 		die "patch $i/$n series/$p does not apply (hunks above); tree left at $(git log -1 --format='%h %s')"
 	fi

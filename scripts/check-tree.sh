@@ -17,22 +17,23 @@ if [ "$(src_dir)" != "$CHECK" ]; then
 	info "using $src as it is, uncommitted edits included ($(git -C "$src" status --porcelain --untracked-files=no | wc -l) files modified)"
 	exit 0
 fi
-commit=$(series_commit) || die "series/ does not apply to $(base_tag) (above); the test tree $CHECK is unchanged"
-if [ ! -d "$CHECK" ]; then
-	say "creating test tree $CHECK"
-	git -C "$TREE" worktree add -q --detach "$CHECK" "$commit" ||
-		die "cannot add the worktree $CHECK"
-elif [ "$(git -C "$CHECK" rev-parse HEAD)" = "$commit" ] &&
-     [ -z "$(git -C "$CHECK" status --porcelain)" ]; then
+commit=$(series_commit) || die "no test tree: base + series/ could not be made (above)"
+if [ -d "$CHECK" ] && [ "$(git -C "$CHECK" rev-parse HEAD 2>/dev/null)" = "$commit" ]; then
+	state=unchanged
+else
+	state=moved
+fi
+worktree_ready "$CHECK" "$commit"
+git -C "$CHECK" am --abort >/dev/null 2>&1 || true
+# Local edits and build leftovers (a stray .config breaks every O= build)
+# go; unchanged files keep their mtimes.
+git -C "$CHECK" reset -q --hard || die "git reset failed in $CHECK"
+git -C "$CHECK" clean -q -fdx || die "git clean failed in $CHECK"
+if [ "$state" = unchanged ]; then
 	info "test tree $CHECK is base + series/ ($(series_patches | wc -l) patches), unchanged"
 	exit 0
-else
-	git -C "$CHECK" am --abort >/dev/null 2>&1 || true
-	# Local edits and build leftovers go; unchanged files keep their mtimes.
-	git -C "$CHECK" reset -q --hard
-	git -C "$CHECK" clean -q -fdx
-	changed=$(git -C "$CHECK" diff --name-only HEAD "$commit" | wc -l)
-	git -C "$CHECK" checkout -q -f --detach "$commit"
-	say "test tree $CHECK moved to base + series/: $changed files changed"
 fi
+changed=$(git -C "$CHECK" diff --name-only HEAD "$commit" | wc -l)
+git -C "$CHECK" checkout -q -f --detach "$commit" || die "cannot check out $commit in $CHECK"
+say "test tree $CHECK moved to base + series/: $changed files changed"
 git -C "$CHECK" log --reverse --format='    %h %s' "$(base_tag)..HEAD"

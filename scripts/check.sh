@@ -6,6 +6,10 @@
 # even when an earlier one failed, and ends with the summary line.
 . "$(dirname "$0")/lib.sh"
 
+# make check tests base + series/ as a whole: the options of the single
+# targets (make kunit SRC=tree KUNIT_ARGS=..., make kselftest T=...) must
+# not narrow it when they are left in the environment.
+unset SRC KUNIT_ARGS KSFT_ARGS T NAME OUT KUNITCONFIG
 start=$(date +%s)
 mkdir -p "$RESULTS"
 rm -f "$RESULTS"/*.counts

@@ -55,6 +55,7 @@ for dir in "${INTREE_DIRS[@]}"; do
 		name=intree/$dir/$prog
 		# shellcheck disable=SC2053
 		[[ $name == $T ]] || continue
+		[ -z "${VARIANT:-}" ] || ! kselftest_skipped "$VARIANT" "$name" || continue
 		[ -x "$objs/$dir/$prog" ] || die "$name was not built"
 		mkdir -p "$stage/tests/intree/$dir"
 		cp "$objs/$dir/$prog" "$stage/tests/intree/$dir/"

@@ -46,13 +46,9 @@ base_tag() { echo "base/$(pkg_version | tr '~:' '_.')"; }
 # commit (for builds of 6.12 as Debian ships it); prints its path.
 pristine_worktree() {
 	local dir=$WORK/pristine
-	if [ ! -d "$dir" ]; then
-		git -C "$TREE" worktree add -q --detach "$dir" "$(base_tag)" ||
-			die "cannot add the worktree $dir"
-	else
-		git -C "$dir" checkout -q -f --detach "$(base_tag)" ||
-			die "cannot check out $(base_tag) in $dir"
-	fi
+	worktree_ready "$dir" "$(base_tag)" >&2
+	git -C "$dir" checkout -q -f --detach "$(base_tag)" ||
+		die "cannot check out $(base_tag) in $dir"
 	echo "$dir"
 }
 
@@ -69,6 +65,23 @@ src_dir() {
 }
 build_name() {
 	if [ "$(src_dir)" = "$TREE" ]; then echo "tree-$1"; else echo "$1"; fi
+}
+
+# kselftest_skipped VARIANT NAME: does kunit/VARIANT.config leave program
+# NAME out of its kselftest run ("# kselftest-skip: NAME *")? Says so.
+kselftest_skipped() {
+	grep -qE "^# kselftest-skip: $2 \*( |\$)" "$REPO/kunit/$1.config" || return 1
+	info "$2 is not run on '$1' (kunit/$1.config)"
+}
+
+# guest_arch VARIANT: the guests (kselftests, boot) are x86_64 busybox
+# systems; a variant of another architecture has no such guest.
+guest_arch() {
+	local frag=$REPO/kunit/$1.config arch
+	[ -f "$frag" ] || die "no kunit variant '$1': $frag is missing"
+	arch=$(sed -n 's/^# arch: *//p' "$frag")
+	[ -z "$arch" ] || [ "$arch" = x86_64 ] ||
+		die "variant '$1' is $arch: the kselftest and boot guests are x86_64 only"
 }
 
 # qemu_guest KERNEL INITRD APPEND [QEMU_ARG...]: the one QEMU command line
@@ -139,7 +152,7 @@ export_patches() {
 	local old=$REPO/series/series
 	[ -f "$old" ] || old=/dev/null
 	awk '
-	NR == FNR { new[$0] = 1; order[++n] = $0; next }
+	FILENAME == ARGV[1] { new[$0] = 1; order[++n] = $0; next }
 	/^#[[:space:]]*topic:/ { pending = pending $0 "\n"; next }
 	/^#/ { print; next }
 	{
@@ -171,6 +184,26 @@ series_stamp() {
 		sha256sum | cut -d' ' -f1
 }
 
+# worktree_ready DIR COMMIT: DIR is a worktree of the editing tree's
+# repository (added at COMMIT if missing). A directory that is missing
+# but still registered, or a worktree of a repository that was recreated
+# since, is pruned and added again.
+worktree_ready() {
+	local dir=$1 commit=$2
+	local common
+	common=$(git -C "$dir" rev-parse --path-format=absolute --git-common-dir 2>/dev/null) || common=
+	if [ -d "$dir" ] && { [ -z "$common" ] || [ "$(realpath "$common")" != "$(realpath "$TREE/.git")" ]; }; then
+		info "$dir is not a worktree of $TREE: adding it again"
+		rm -rf "$dir"
+	fi
+	if [ ! -d "$dir" ]; then
+		git -C "$TREE" worktree prune
+		info "creating the worktree $dir"
+		git -C "$TREE" worktree add -q --detach "$dir" "$commit" ||
+			die "cannot add the worktree $dir"
+	fi
+}
+
 # series_commit: base + series/ as a commit of the editing tree's
 # repository; prints its id. The patches are applied (apply.sh: no fuzz,
 # no offset) in $WORK/apply, a worktree no build uses, so that trees that
@@ -188,14 +221,12 @@ series_commit() {
 			exit 0
 		fi
 		rm -f "$WORK/apply.stamp"
-		if [ ! -d "$dir" ]; then
-			info "creating $dir, where series/ is applied" >&2
-			git -C "$TREE" worktree add -q --detach "$dir" "$(base_tag)" >&2 ||
-				die "cannot add the worktree $dir"
-		fi
+		worktree_ready "$dir" "$(base_tag)" >&2
 		git -C "$dir" am --abort >/dev/null 2>&1 || true
-		git -C "$dir" checkout -q -f --detach "$(base_tag)"
-		git -C "$dir" clean -q -fdx
+		rm -f "$(git -C "$dir" rev-parse --git-dir)/index.lock"
+		git -C "$dir" checkout -q -f --detach "$(base_tag)" >&2 ||
+			die "cannot check out $(base_tag) in $dir"
+		git -C "$dir" clean -q -fdx >&2 || die "git clean failed in $dir"
 		"$REPO/scripts/apply.sh" "$dir" >&2 || exit 1
 		commit=$(git -C "$dir" rev-parse HEAD)
 		# Keep the commit reachable: gc.auto is off, but a manual gc

@@ -20,6 +20,10 @@
 . "$(dirname "$0")/lib.sh"
 
 topic=${1:-}
+# The mail is From: you (git format-patch needs a committer identity for
+# From: and Message-Id:); no fallback identity for mail that gets sent.
+git -C "$TREE" var GIT_COMMITTER_IDENT >/dev/null 2>&1 ||
+	die "no git identity: set user.name and user.email (git config --global), the mail is From: you"
 base=$(git -C "$TREE" rev-parse -q --verify "$(base_tag)^{commit}") ||
 	die "no base commit $(base_tag) in $TREE: run 'make base'"
 
@@ -168,7 +172,8 @@ vk=PATCH
 [ "$version" -eq 1 ] || vk="PATCH v$version"
 for ((k = 1; k <= n; k++)); do
 	f=$tmp/out/${files[k]}
-	grep -q "^Subject: \[$vk $k/$n\] " "$f" || die "${files[k]} is not numbered [$vk $k/$n]"
+	kk=$(printf '%0*d' "${#n}" "$k")
+	grep -q "^Subject: \[$vk $kk/$n\] " "$f" || die "${files[k]} is not numbered [$vk $kk/$n]"
 	TO=$(cat "$tmp/$k.to") CC=$(cat "$tmp/$k.cc") awk '
 	function hdr(name, list,   m, a, i, h) {
 		m = split(list, a, "\n")

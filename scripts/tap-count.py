@@ -105,12 +105,12 @@ def main():
                     print('    SKIP %s: exit 4' % name, file=sys.stderr)
                 else:
                     fail(name, None, '%s: exit %d%s' % (
-                        name, rc, ' (timeout)' if rc in (124, 143) else ''), rc)
+                        name, rc, ' (timeout)' if rc in (124, 137, 143) else ''), rc)
             elif (prog['plan'] is None and not name.startswith('intree/')) or \
                     (prog['plan'] is not None and prog['seen'] < prog['plan']):
                 fail(name, None, '%s: %d of %s results, exit %d%s' % (
                     name, prog['seen'], prog['plan'], rc,
-                    ' (timeout)' if rc in (124, 143) else ''), rc)
+                    ' (timeout)' if rc in (124, 137, 143) else ''), rc)
             elif rc not in (0, 4) and prog['fail'] == 0:
                 fail(name, None, '%s: exit %d with no failed case' % (name, rc), rc)
             prog = None
