@@ -20,9 +20,7 @@ start=$(date +%s)
 mkdir -p "$RESULTS"
 rm -f "$RESULTS"/prefix-*.counts "$RESULTS"/kunit-prefix-*.counts
 
-if [ ! -d "$dir" ]; then
-	git -C "$TREE" worktree add -q --detach "$dir" "$tag" || die "cannot add the worktree $dir"
-fi
+worktree_ready "$dir" "$tag"
 git -C "$dir" am --abort >/dev/null 2>&1 || true
 git -C "$dir" checkout -q -f --detach "$tag"
 git -C "$dir" clean -q -fdx

@@ -56,8 +56,7 @@ for src in "$REPO"/kselftest/*/*.c; do
 		die "kselftest/$suite/$prog.c does not build (errors above)"
 	info "built $suite/$prog"
 	kselftest_skipped "$variant" "$suite/$prog" && continue
-	skips=$(awk -v p="$suite/$prog" '$1 == "#" && $2 == "kselftest-skip:" && $3 == p { printf " -T %s", $4 }' \
-		"$REPO/kunit/$variant.config")
+	skips=$(kselftest_skip_args "$variant" "$suite/$prog")
 	[ -z "$skips" ] || info "$suite/$prog on '$variant' without:$skips (kunit/$variant.config)"
 	echo "$suite/$prog $TEST_TIMEOUT$skips" >> "$stage/tests.list"
 done

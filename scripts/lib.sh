@@ -67,11 +67,19 @@ build_name() {
 	if [ "$(src_dir)" = "$TREE" ]; then echo "tree-$1"; else echo "$1"; fi
 }
 
-# kselftest_skipped VARIANT NAME: does kunit/VARIANT.config leave program
-# NAME out of its kselftest run ("# kselftest-skip: NAME *")? Says so.
+# kselftest_skips VARIANT NAME: what kunit/VARIANT.config leaves out of
+# kselftest program NAME, one line per "# kselftest-skip: NAME CASE"
+# ("*": the whole program). kselftest_skipped: is NAME left out (says
+# so)? kselftest_skip_args: the harness options for the cases (" -T CASE").
+kselftest_skips() {
+	awk -v p="$2" '$1 == "#" && $2 == "kselftest-skip:" && $3 == p { print $4 }' "$REPO/kunit/$1.config"
+}
 kselftest_skipped() {
-	grep -qE "^# kselftest-skip: $2 \*( |\$)" "$REPO/kunit/$1.config" || return 1
+	kselftest_skips "$1" "$2" | grep -qxF '*' || return 1
 	info "$2 is not run on '$1' (kunit/$1.config)"
+}
+kselftest_skip_args() {
+	kselftest_skips "$1" "$2" | awk '{ printf " -T %s", $1 }'
 }
 
 # guest_arch VARIANT: the guests (kselftests, boot) are x86_64 busybox
@@ -103,9 +111,11 @@ qemu_guest() {
 }
 
 # Patches named in series/series, in order, comments and blanks skipped.
+# series_patches [FILE]: the same for another copy of a series file.
 series_patches() {
-	[ -f "$REPO/series/series" ] || die "series/series is missing"
-	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$REPO/series/series"
+	local f=${1:-$REPO/series/series}
+	[ -f "$f" ] || die "$f is missing"
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$f"
 }
 
 # record STEP PASSED FAILED SKIPPED [OWN_PASSED OWN_FAILED OWN_SKIPPED]:

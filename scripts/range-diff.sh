@@ -20,7 +20,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 git -C "$REPO" show "$oldc:series/series" > "$tmp/series" 2>/dev/null ||
 	die "$old has no series/series"
-mapfile -t oldp < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$tmp/series")
+mapfile -t oldp < <(series_patches "$tmp/series")
 for p in "${oldp[@]}"; do
 	git -C "$REPO" show "$oldc:series/$p" > "$tmp/$p" 2>/dev/null ||
 		die "series/series at $old names $p, which series/ at $old does not hold"
