@@ -15,14 +15,17 @@ SHELL := /bin/bash
 S := scripts
 VARIANT ?= default
 
-.PHONY: all check check-configs check-prefixes check-kcsan kunit kselftest lint checkpatch bench deps base tree series boot clean help mail range-diff
+.PHONY: all check check-debug check-configs check-prefixes check-kcsan kunit kselftest lint checkpatch bench deps base tree series boot clean help mail range-diff
 
 all:                      ## the main job: apply series/, run KUnit (default variant) in QEMU
 	@$(S)/check.sh kunit-default
 
-check:                    ## every test: checkpatch, KUnit (default, i386, debug), defconfig without KUnit, kselftests (default, debug), W=1/sparse, the scripts' fixtures
+check:                    ## every test that fits 45 min cold: checkpatch, KUnit (default, i386, debug), defconfig without KUnit, kselftests (default), W=1/sparse, the scripts' fixtures
 	@$(S)/check.sh scripts-selftest checkpatch kunit-default kunit-i386 cfg-x86_64-defconfig \
-		kunit-debug kselftest-default kselftest-debug lint
+		kunit-debug kselftest-default lint
+
+check-debug:              ## the kselftests on the debug kernel (KASAN, lockdep, kmemleak, full preemption): an 8 min guest
+	@$(S)/check.sh kunit-debug kselftest-debug
 
 check-configs:            ## the long matrix: defconfig/allnoconfig links, i386, PREEMPT_RT, KUnit on rt and arm64 64K pages
 	@DEPS=arm64 $(S)/check.sh cfg-x86_64-defconfig-vmlinux cfg-x86_64-allnoconfig \

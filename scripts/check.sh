@@ -21,7 +21,10 @@ if ! "$REPO/scripts/check-tree.sh"; then
 	"$REPO/scripts/summary.sh" series "${steps[@]}" || true
 	exit 1
 fi
+info "setup (packages, base, test tree): $(( $(date +%s) - start )) s"
+times=()
 for step in "${steps[@]}"; do
+	t0=$(date +%s)
 	case $step in
 	checkpatch)   "$REPO/scripts/checkpatch.sh" || true ;;
 	lint)         "$REPO/scripts/lint.sh" || true ;;
@@ -31,6 +34,8 @@ for step in "${steps[@]}"; do
 	scripts-selftest) "$REPO/scripts/test-fixtures.sh" || true ;;
 	*)            die "unknown step $step" ;;
 	esac
+	times+=("$step $(( $(date +%s) - t0 )) s")
 done
 info "wall time $(( $(date +%s) - start )) s; logs in $RESULTS"
+info "per step: $(IFS=,; echo "${times[*]}" | sed 's/,/, /g')"
 exec "$REPO/scripts/summary.sh" "${steps[@]}"
