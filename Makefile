@@ -15,13 +15,13 @@ SHELL := /bin/bash
 S := scripts
 VARIANT ?= default
 
-.PHONY: all check check-debug check-configs check-prefixes check-kcsan kunit kselftest lint checkpatch bench deps base tree series boot clean help mail range-diff
+.PHONY: all check check-debug harness stress check-configs check-prefixes check-kcsan kunit kselftest lint checkpatch bench deps base tree series boot clean help mail range-diff
 
 all:                      ## the main job: apply series/, run KUnit (default variant) in QEMU
 	@$(S)/check.sh kunit-default
 
-check:                    ## every test that fits 45 min cold: checkpatch, KUnit (default, i386, debug), defconfig without KUnit, kselftests (default), W=1/sparse, the scripts' fixtures
-	@$(S)/check.sh scripts-selftest checkpatch kunit-default kunit-i386 cfg-x86_64-defconfig \
+check:                    ## every test that fits 45 min cold: checkpatch, the userspace harness, KUnit (default, i386, debug), defconfig without KUnit, kselftests (default), W=1/sparse, the scripts' fixtures
+	@$(S)/check.sh scripts-selftest checkpatch harness kunit-default kunit-i386 cfg-x86_64-defconfig \
 		kunit-debug kselftest-default lint
 
 check-debug:              ## the kselftests on the debug kernel (KASAN, lockdep, kmemleak, full preemption): an 8 min guest
@@ -40,6 +40,12 @@ check-kcsan:              ## KUnit under the data race detector (kunit/kcsan.con
 bench:                    ## pidmap vs the IDR path; PRIO_USER, pristine vs patched (not a test)
 	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-tree.sh && $(S)/bench.sh && \
 		$(S)/kunit.sh default && $(S)/bench-system.sh
+
+harness:                  ## only the userspace harness tools/testing/pidmap: model checks, TSan/ASan stress (SRC=tree)
+	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-tree.sh && $(S)/harness.sh check
+
+stress:                   ## the harness's 10^8 operations under TSan and under ASan (minutes; not in make check)
+	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-tree.sh && $(S)/harness.sh stress
 
 kunit:                    ## only KUnit (FILTER='suite.case', VARIANT=, SRC=tree, KUNIT_ARGS=)
 	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-tree.sh && $(S)/kunit.sh $(VARIANT) $(FILTER)

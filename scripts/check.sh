@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # check.sh STEP...: the driver behind 'make' and 'make check'. Prepares the
 # test tree, runs each step (checkpatch, kunit-VARIANT, kselftest-VARIANT,
-# cfg-NAME (build-config.sh), lint, scripts-selftest (test-fixtures.sh))
+# cfg-NAME (build-config.sh), lint, scripts-selftest (test-fixtures.sh),
+# harness (harness.sh: tools/testing/pidmap on the host))
 # even when an earlier one failed, and ends with the summary line.
 . "$(dirname "$0")/lib.sh"
 
@@ -27,6 +28,7 @@ for step in "${steps[@]}"; do
 	t0=$(date +%s)
 	case $step in
 	checkpatch)   "$REPO/scripts/checkpatch.sh" || true ;;
+	harness)      "$REPO/scripts/harness.sh" check || true ;;
 	lint)         "$REPO/scripts/lint.sh" || true ;;
 	kunit-*)      "$REPO/scripts/kunit.sh" "${step#kunit-}" || true ;;
 	cfg-*)        "$REPO/scripts/build-config.sh" "${step#cfg-}" || true ;;

@@ -13,6 +13,7 @@ PACKAGES=(
 	qemu-system-x86 busybox-static
 	libcap-dev
 	sparse
+	gcc-multilib qemu-user liburcu-dev
 )
 # Every command the scripts (and the kernel's build and headers_install)
 # run. A fresh Debian 12 lacks some of them (rsync, for one): checked after
@@ -20,7 +21,7 @@ PACKAGES=(
 COMMANDS=(
 	gcc make ld flex bison bc perl python3 git ccache patch rsync cpio
 	gzip xz tar flock timeout sha256sum awk find sparse
-	qemu-system-x86_64 qemu-system-i386 busybox dpkg-query
+	qemu-system-x86_64 qemu-system-i386 qemu-i386 busybox dpkg-query
 )
 for group in "$@"; do
 	case $group in

@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# harness.sh [check|stress]: the userspace harness the series adds,
+# tools/testing/pidmap, built and run on this machine's CPUs (not in QEMU)
+# from the source tree (src_dir: the test tree, or SRC=tree).
+#   check   (default, 'make check') the model checks (64-bit, 64 KiB pages,
+#           32-bit) and the stress programs, plain and under TSan and ASan,
+#           a few seconds each; one result per program, step 'harness'
+#   stress  ('make stress') 10^8 operations under TSan, then under ASan
+# The 32-bit programs need gcc-multilib and, where the host kernel cannot
+# run 32-bit programs, qemu-i386 (qemu-user): deps.sh installs both, and a
+# check run without them fails.
+. "$(dirname "$0")/lib.sh"
+lock_work
+
+what=${1:-check}
+src=$(src_dir)
+dir=$src/tools/testing/pidmap
+log=$RESULTS/harness-$what.log
+mkdir -p "$RESULTS"
+[ "$what" = check ] && rm -f "$RESULTS/harness.counts"
+
+fail() {
+	[ "$what" != check ] || record harness 0 1 0
+	die "harness: $1 (log: $log)"
+}
+
+[ -f "$dir/Makefile" ] || fail "$dir/Makefile is missing: is the tools/testing/pidmap patch in series/?"
+say "harness: make -C tools/testing/pidmap $what in $src (log: $log)"
+if ! make -C "$dir" -s -j"$JOBS" all > "$log" 2>&1; then
+	grep -E 'error|Error' "$log" | head -20 | sed 's/^/    /' >&2
+	fail "the harness did not build"
+fi
+case $what in
+check)
+	start=$(date +%s)
+	make -C "$dir" -s check >> "$log" 2>&1 && rc=0 || rc=$?
+	grep -E '^(ok|not ok) ' "$log" | sed 's/^/    /'
+	# Each failure's own lines: the seed to replay it, the TSan report.
+	grep -E '^# (FAIL|WARNING: ThreadSanitizer|ERROR: AddressSanitizer|SUMMARY)' "$log" |
+		head -20 | sed 's/^/    /' >&2 || true
+	p=$(grep -c '^ok ' "$log" || true)
+	f=$(grep -c '^not ok ' "$log" || true)
+	if grep -q '^# no -m32' "$log"; then
+		info "FAIL the 32-bit checks did not run: install gcc-multilib and qemu-user (make deps)"
+		f=$((f + 1))
+	fi
+	[ "$rc" -eq 0 ] || [ "$f" -gt 0 ] || f=1
+	record harness "$p" "$f" 0
+	info "harness: $p passed, $f failed in $(( $(date +%s) - start )) s"
+	[ "$f" -eq 0 ] || die "harness: $f failed (log: $log)"
+	;;
+stress)
+	# Not a make check step: minutes, not seconds.
+	make -C "$dir" stress 2>&1 | tee -a "$log"
+	[ "${PIPESTATUS[0]}" -eq 0 ] || die "harness: stress failed (log: $log)"
+	;;
+*)
+	die "harness.sh: unknown mode '$what' (check or stress)"
+	;;
+esac
