@@ -15,20 +15,20 @@ SHELL := /bin/bash
 S := scripts
 VARIANT ?= default
 
-.PHONY: all check check-debug harness stress check-configs check-prefixes check-kcsan kunit kselftest lint checkpatch bench deps base tree series boot clean help mail range-diff
+.PHONY: all check check-debug harness stress bench-harness check-configs check-prefixes check-kcsan kunit kselftest lint checkpatch bench deps base tree series boot clean help mail range-diff
 
 all:                      ## the main job: apply series/, run KUnit (default variant) in QEMU
 	@$(S)/check.sh kunit-default
 
-check:                    ## every test that fits 45 min cold: checkpatch, the userspace harness, KUnit (default, i386, debug), defconfig without KUnit, kselftests (default), W=1/sparse, the scripts' fixtures
-	@$(S)/check.sh scripts-selftest checkpatch harness kunit-default kunit-i386 cfg-x86_64-defconfig \
+check:                    ## every test that fits 45 min cold: checkpatch, the userspace harness (64-bit, 32-bit, 64 KiB pages), KUnit (default, debug), defconfig without KUnit, kselftests (default), W=1/sparse, the scripts' fixtures
+	@$(S)/check.sh scripts-selftest checkpatch harness kunit-default cfg-x86_64-defconfig \
 		kunit-debug kselftest-default lint
 
 check-debug:              ## the kselftests on the debug kernel (KASAN, lockdep, kmemleak, full preemption): an 8 min guest
 	@$(S)/check.sh kunit-debug kselftest-debug
 
-check-configs:            ## the long matrix: defconfig/allnoconfig links, i386, PREEMPT_RT, KUnit on rt and arm64 64K pages
-	@DEPS=arm64 $(S)/check.sh cfg-x86_64-defconfig-vmlinux cfg-x86_64-allnoconfig \
+check-configs:            ## the long matrix: KUnit on i386, rt and arm64 64K pages; defconfig/allnoconfig links, i386, PREEMPT_RT builds
+	@DEPS=arm64 $(S)/check.sh kunit-i386 cfg-x86_64-defconfig-vmlinux cfg-x86_64-allnoconfig \
 		cfg-i386-defconfig cfg-x86_64-rt kunit-rt kunit-arm64-64k
 
 check-prefixes:           ## every prefix of series/ builds and passes its KUnit suites (x86_64)
@@ -37,9 +37,12 @@ check-prefixes:           ## every prefix of series/ builds and passes its KUnit
 check-kcsan:              ## KUnit under the data race detector (kunit/kcsan.config)
 	@$(S)/check.sh kunit-kcsan
 
-bench:                    ## pidmap vs the IDR path; PRIO_USER, pristine vs patched (not a test)
-	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-tree.sh && $(S)/bench.sh && \
-		$(S)/kunit.sh default && $(S)/bench-system.sh
+bench:                    ## pidmap vs the IDR path (host threads, then in a guest); PRIO_USER, forks, locks: pristine vs patched (not a test)
+	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-tree.sh && $(S)/harness.sh bench && \
+		$(S)/bench.sh && $(S)/kunit.sh default && $(S)/bench-system.sh
+
+bench-harness:            ## only the host-thread scaling bench of tools/testing/pidmap, pidmap vs the IDR path (seconds)
+	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-tree.sh && $(S)/harness.sh bench
 
 harness:                  ## only the userspace harness tools/testing/pidmap: model checks, TSan/ASan stress (SRC=tree)
 	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-tree.sh && $(S)/harness.sh check

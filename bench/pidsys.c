@@ -10,11 +10,13 @@
  *                       last has started, then stop and join them all
  *                       (the 2002 seed's test, N = 100000); prints the
  *                       time from the first create to the last join
- *   pidsys lockstat N   N x (fork + _exit + waitpid) in one process
- *                       between a clear and a read of /proc/lock_stat;
- *                       prints acquisitions per fork of pidmap_lock, of
- *                       tasklist_lock and of all lock classes together,
- *                       and the 12 classes taken most per fork
+ *   pidsys lockstat N   N x (fork + _exit + waitpid) in each of nproc
+ *                       workers at once, between a clear and a read of
+ *                       /proc/lock_stat; prints per fork+exit+wait the
+ *                       acquisitions of pidmap_lock, of tasklist_lock and
+ *                       of all lock classes together, tasklist_lock's
+ *                       hold time, and the five classes acquired most and
+ *                       the five contended most
  *
  * Each result is a "bench row" line (bench.h): the median and the min-max
  * over R rounds (third argument, default 5). Times come from
@@ -36,6 +38,8 @@
 #define LIFETIMES	"PID allocation, whole lifetimes"
 #define LOCKS		"lock acquisitions per fork+exit+wait"
 #define CLASSES		"lock classes taken most per fork+exit+wait"
+#define CONTENDED	"lock classes contended most per fork+exit+wait"
+#define HOLD		"lock hold time per fork+exit+wait"
 
 static void die(const char *what)
 {
@@ -172,10 +176,10 @@ static double many(long n)
 
 struct lockclass {
 	char name[128];
-	double acq;
+	double acq, con;
 };
 
-static int cmp_class(const void *a, const void *b)
+static int cmp_acq(const void *a, const void *b)
 {
 	double x = ((const struct lockclass *)a)->acq;
 	double y = ((const struct lockclass *)b)->acq;
@@ -183,37 +187,47 @@ static int cmp_class(const void *a, const void *b)
 	return (y > x) - (y < x);
 }
 
+static int cmp_con(const void *a, const void *b)
+{
+	double x = ((const struct lockclass *)a)->con;
+	double y = ((const struct lockclass *)b)->con;
+
+	return (y > x) - (y < x);
+}
+
 /*
  * /proc/lock_stat: one line per lock class (and a "-R"/"-W" line per side
  * of an rwlock) "name: con-bounces contentions waittime-min waittime-max
- * waittime-total waittime-avg acq-bounces acquisitions ...". Lines of
- * call sites and dashes are skipped.
+ * waittime-total waittime-avg acq-bounces acquisitions holdtime-min
+ * holdtime-max holdtime-total holdtime-avg", times in microseconds.
+ * Lines of call sites and dashes are skipped.
  */
-static void lockstat(long n)
+static void lockstat(long n, int workers)
 {
 	static struct lockclass cls[8192];
-	double pidmap = 0, tasklist = 0, total = 0;
+	double pidmap = 0, tasklist = 0, total = 0, hold = 0, hold_w = 0;
 	int ncls = 0, i;
 	char line[1024];
 	FILE *f = fopen("/proc/lock_stat", "w");
 
 	if (!f || fputs("0\n", f) < 0 || fclose(f))
 		die("clear /proc/lock_stat (CONFIG_LOCK_STAT=y needed)");
-	forks(n);
+	parallel(forks, n, workers);
+	n *= workers;
 	f = fopen("/proc/lock_stat", "r");
 	if (!f)
 		die("/proc/lock_stat");
 	while (fgets(line, sizeof(line), f)) {
 		char *colon = strstr(line, ": ");
 		char name[128];
-		double v[8];
+		double v[12];
 
 		if (!colon || colon - line >= (long)sizeof(name) ||
 		    !strchr("0123456789 ", colon[2]))
 			continue;
-		if (sscanf(colon + 1, "%lf %lf %lf %lf %lf %lf %lf %lf",
+		if (sscanf(colon + 1, "%lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf",
 			   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
-			   &v[7]) != 8)
+			   &v[7], &v[8], &v[9], &v[10], &v[11]) != 12)
 			continue;
 		if (sscanf(line, " %127[^\n]", name) != 1)
 			continue;
@@ -221,13 +235,20 @@ static void lockstat(long n)
 		if (strchr(name, '['))	/* a call site, not a class */
 			continue;
 		v[7] /= n;
+		v[1] /= n;
+		v[10] /= n;
 		total += v[7];
 		if (!strcmp(name, "pidmap_lock"))
 			pidmap += v[7];
-		if (!strncmp(name, "tasklist_lock", 13))
+		if (!strncmp(name, "tasklist_lock", 13)) {
 			tasklist += v[7];
+			hold += v[10];
+			if (!strcmp(name, "tasklist_lock-W"))
+				hold_w += v[10];
+		}
 		if (ncls < 8192) {
 			snprintf(cls[ncls].name, sizeof(cls[ncls].name), "%s", name);
+			cls[ncls].con = v[1];
 			cls[ncls++].acq = v[7];
 		}
 	}
@@ -235,9 +256,15 @@ static void lockstat(long n)
 	bench_row(LOCKS, "acq/fork", "lower", &pidmap, 1, "pidmap_lock");
 	bench_row(LOCKS, "acq/fork", "lower", &tasklist, 1, "tasklist_lock");
 	bench_row(LOCKS, "acq/fork", "lower", &total, 1, "all lock classes");
-	qsort(cls, ncls, sizeof(*cls), cmp_class);
-	for (i = 0; i < ncls && i < 12; i++)
+	bench_row(HOLD, "us/fork", "lower", &hold, 1, "tasklist_lock (read and write)");
+	bench_row(HOLD, "us/fork", "lower", &hold_w, 1, "tasklist_lock (write)");
+	qsort(cls, ncls, sizeof(*cls), cmp_acq);
+	for (i = 0; i < ncls && i < 5; i++)
 		bench_row(CLASSES, "acq/fork", "lower", &cls[i].acq, 1, "%s",
+			  cls[i].name);
+	qsort(cls, ncls, sizeof(*cls), cmp_con);
+	for (i = 0; i < ncls && i < 5; i++)
+		bench_row(CONTENDED, "contentions/fork", "lower", &cls[i].con, 1, "%s",
 			  cls[i].name);
 }
 
@@ -256,7 +283,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!strcmp(mode, "lockstat")) {
-		lockstat(n);
+		lockstat(n, workers);
 		return 0;
 	}
 	for (r = 0; r < rounds; r++) {

@@ -7,6 +7,11 @@
 #           32-bit) and the stress programs, plain and under TSan and ASan,
 #           a few seconds each; one result per program, step 'harness'
 #   stress  ('make stress') 10^8 operations under TSan, then under ASan
+#   bench   ('make bench', 'make bench-harness') alloc+free per second by
+#           thread count, pidmap against 6.12's IDR path, and the cache
+#           lines pidmap's atomics move between threads; a benchmark, it
+#           fails only when the programs do not build or run
+#           (HARNESS_BENCH_ARGS: more pidmap-bench options, e.g. -r 11)
 # The 32-bit programs need gcc-multilib and, where the host kernel cannot
 # run 32-bit programs, qemu-i386 (qemu-user): deps.sh installs both, and a
 # check run without them fails.
@@ -50,12 +55,19 @@ check)
 	info "harness: $p passed, $f failed in $(( $(date +%s) - start )) s"
 	[ "$f" -eq 0 ] || die "harness: $f failed (log: $log)"
 	;;
+bench)
+	out=$RESULTS/harness-bench.txt
+	make -C "$dir" -s bench BENCH_ARGS="${HARNESS_BENCH_ARGS:-}" > "$out" 2>>"$log" ||
+		die "harness: the bench failed (log: $log)"
+	sed 's/^/    /' "$out"
+	info "saved in $out"
+	;;
 stress)
 	# Not a make check step: minutes, not seconds.
 	make -C "$dir" stress 2>&1 | tee -a "$log"
 	[ "${PIPESTATUS[0]}" -eq 0 ] || die "harness: stress failed (log: $log)"
 	;;
 *)
-	die "harness.sh: unknown mode '$what' (check or stress)"
+	die "harness.sh: unknown mode '$what' (check, stress or bench)"
 	;;
 esac
