@@ -10,8 +10,14 @@
 #     owns one thread while 0, 10,000 and 50,000 threads of other users
 #     exist (bench/prio_user.c).
 # Then lock statistics: both trees built again with kunit/lockstat.config
-# (CONFIG_LOCK_STAT=y), booted with -smp 2, count the lock acquisitions
-# per fork+exit+wait.
+# (CONFIG_LOCK_STAT=y), booted with -smp 2 under -icount, count per
+# fork+exit+wait the lock acquisitions, tasklist_lock's hold time and the
+# classes acquired and contended most.
+#   BENCH_PARTS="timing lockstat"  the parts to run (default: both)
+#   BENCH_LOCKSTAT_BEFORE=REV      also the lock statistics of the test
+#       tree at REV (e.g. HEAD~4: the series without its last patches),
+#       in a table of their own against the patched kernel
+#       ($RESULTS/bench-lockstat-before.txt)
 # The patched kernel is $BUILD/default ('make kunit'); the pristine one is
 # built from the base commit in $BUILD/pristine.
 . "$(dirname "$0")/lib.sh"
@@ -22,17 +28,22 @@ SIZES=${BENCH_SIZES:-0 10000 50000}
 SMPS=${BENCH_SMP:-1 2}
 FORKS=${BENCH_FORKS:-1000}
 MANY=${BENCH_MANY:-100000}
+PARTS=${BENCH_PARTS:-timing lockstat}
+BEFORE=${BENCH_LOCKSTAT_BEFORE:-}
 patched=$BUILD/default/arch/x86/boot/bzImage
 pristine=$BUILD/pristine/arch/x86/boot/bzImage
 out=$RESULTS/bench-system.txt
-[ -f "$patched" ] || die "no patched kernel at $patched: run 'make kunit' first"
+part() { [[ " $PARTS " == *" $1 "* ]]; }
 
 pristine_tree=$(pristine_worktree)
 printf 'CONFIG_KUNIT=y\n' > "$BUILD/pristine.kunitconfig"
-say "bench: building pristine $(base_tag) in $BUILD/pristine"
-kunit_build "$pristine_tree" "$BUILD/pristine" "$RESULTS/bench-pristine.log" \
-	"$BUILD/pristine.kunitconfig" "$REPO/kunit/common.config" \
-	"$REPO/kunit/default.config"
+if part timing; then
+	[ -f "$patched" ] || die "no patched kernel at $patched: run 'make kunit' first"
+	say "bench: building pristine $(base_tag) in $BUILD/pristine"
+	kunit_build "$pristine_tree" "$BUILD/pristine" "$RESULTS/bench-pristine.log" \
+		"$BUILD/pristine.kunitconfig" "$REPO/kunit/common.config" \
+		"$REPO/kunit/default.config"
+fi
 
 root=$BUILD/bench-system-root
 rm -rf "$root"
@@ -79,7 +90,7 @@ boot() {
 }
 
 : > "$out.raw"
-for smp in $SMPS; do
+part timing && for smp in $SMPS; do
 	for r in $(seq "$ROUNDS"); do
 		for k in pristine patched; do
 			kernel=$pristine
@@ -90,12 +101,42 @@ for smp in $SMPS; do
 	done
 done
 
-say "bench: lock statistics (kunit/lockstat.config)"
-kunit_build "$pristine_tree" "$BUILD/lockstat-pristine" "$RESULTS/bench-lockstat-pristine.log" \
-	"$BUILD/pristine.kunitconfig" "$REPO/kunit/common.config" "$REPO/kunit/lockstat.config"
-kunit_build "$CHECK" "$BUILD/lockstat" "$RESULTS/bench-lockstat.log" \
-	"$BUILD/pristine.kunitconfig" "$REPO/kunit/common.config" "$REPO/kunit/lockstat.config"
-boot pristine-lockstat "$BUILD/lockstat-pristine/arch/x86/boot/bzImage" 2 "" pidsys.mode=lockstat
-boot patched-lockstat "$BUILD/lockstat/arch/x86/boot/bzImage" 2 "" pidsys.mode=lockstat
+# lockstat_build TREE NAME: TREE built with kunit/lockstat.config in
+# $BUILD/NAME.
+lockstat_build() {
+	kunit_build "$1" "$BUILD/$2" "$RESULTS/bench-$2.log" "$BUILD/pristine.kunitconfig" \
+		"$REPO/kunit/common.config" "$REPO/kunit/lockstat.config"
+}
+# Under -icount the hold times are guest instructions: they repeat.
+icount="-icount shift=0,sleep=off"
+if part lockstat; then
+	say "bench: lock statistics (kunit/lockstat.config)"
+	lockstat_build "$pristine_tree" lockstat-pristine
+	lockstat_build "$CHECK" lockstat
+	boot pristine-lockstat "$BUILD/lockstat-pristine/arch/x86/boot/bzImage" 2 "$icount" \
+		pidsys.mode=lockstat
+	boot patched-lockstat "$BUILD/lockstat/arch/x86/boot/bzImage" 2 "$icount" \
+		pidsys.mode=lockstat
+fi
+if part lockstat && [ -n "$BEFORE" ]; then
+	rev=$(git -C "$CHECK" rev-parse --verify -q "$BEFORE^{commit}") ||
+		die "BENCH_LOCKSTAT_BEFORE=$BEFORE is not a commit of the test tree $CHECK"
+	say "bench: lock statistics at $(git -C "$CHECK" log -1 --format='%h %s' "$rev")"
+	worktree_ready "$WORK/before" "$rev"
+	git -C "$WORK/before" checkout -q -f --detach "$rev"
+	lockstat_build "$WORK/before" lockstat-before
+	# The table script compares "pristine" with "patched": here the
+	# left side is the tree at REV.
+	grep '^patched smp=2 .*table="lock' "$out.raw" > "$out.before.raw" || true
+	boot before-lockstat "$BUILD/lockstat-before/arch/x86/boot/bzImage" 2 "$icount" \
+		pidsys.mode=lockstat > /dev/null
+	grep '^before ' "$out.raw" | sed 's/^before /pristine /' >> "$out.before.raw"
+	sed -i '/^before /d' "$out.raw"
+	{
+		echo "left (\"pristine\"): the test tree at $(git -C "$CHECK" log -1 --format='%h %s' "$rev")"
+		echo "right (\"patched\"): the whole series"
+		python3 "$REPO/scripts/bench-table.py" "$out.before.raw"
+	} | tee "$RESULTS/bench-lockstat-before.txt" | sed 's/^/    /'
+fi
 
 python3 "$REPO/scripts/bench-table.py" "$out.raw" | tee "$out" | sed 's/^/    /'
