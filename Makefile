@@ -24,7 +24,7 @@ check:                    ## every test that fits 45 min cold: checkpatch, the u
 	@$(S)/check.sh scripts-selftest checkpatch harness kunit-default cfg-x86_64-defconfig \
 		kunit-debug kselftest-default lint
 
-check-debug:              ## the kselftests on the debug kernel (KASAN, lockdep, kmemleak, full preemption): an 8 min guest
+check-debug:              ## KUnit and the kselftests on the debug kernel (KASAN, lockdep, kmemleak, full preemption): an 8 min guest
 	@$(S)/check.sh kunit-debug kselftest-debug
 
 check-configs:            ## the long matrix: KUnit on i386, rt and arm64 64K pages; defconfig/allnoconfig links, i386, PREEMPT_RT builds
@@ -41,7 +41,7 @@ bench:                    ## pidmap vs the IDR path (host threads, then in a gue
 	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-tree.sh && $(S)/harness.sh bench && \
 		$(S)/bench.sh && $(S)/kunit.sh default && $(S)/bench-system.sh
 
-bench-harness:            ## only the host-thread scaling bench of tools/testing/pidmap, pidmap vs the IDR path (seconds)
+bench-harness:            ## only the host-thread scaling bench of tools/testing/pidmap, pidmap vs the IDR path (about a minute)
 	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-tree.sh && $(S)/harness.sh bench
 
 harness:                  ## only the userspace harness tools/testing/pidmap: model checks, TSan/ASan stress (SRC=tree)
