@@ -37,11 +37,11 @@ check-prefixes:           ## every prefix of series/ builds and passes its KUnit
 check-kcsan:              ## KUnit under the data race detector (kunit/kcsan.config)
 	@$(S)/check.sh kunit-kcsan
 
-bench:                    ## pidmap vs the IDR path (host threads, then in a guest); PRIO_USER, forks, locks: pristine vs patched (not a test)
+bench:                    ## pidmap vs the IDR path and a shared add (host threads), vs the IDR path in a guest; PRIO_USER, forks, locks: pristine vs patched (not a test)
 	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-tree.sh && $(S)/harness.sh bench && \
 		$(S)/bench.sh && $(S)/kunit.sh default && $(S)/bench-system.sh
 
-bench-harness:            ## only the host-thread scaling bench of tools/testing/pidmap, pidmap vs the IDR path (about a minute)
+bench-harness:            ## only the host-thread scaling bench of tools/testing/pidmap: pidmap, the IDR path, one shared add (about a minute)
 	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-tree.sh && $(S)/harness.sh bench
 
 harness:                  ## only the userspace harness tools/testing/pidmap: model checks, TSan/ASan stress (SRC=tree)
