@@ -334,12 +334,26 @@ static void ns_init_alarm(int sig)
 }
 
 #define NS_UNSHARE_FAILED	91
+/* A scenario's exit code for "needs two online CPUs". */
+#define NS_ONE_CPU		94
+
+/* Run on @cpu only; false when it cannot (offline, not allowed). */
+static bool run_on_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) == 0;
+}
 
 /*
  * Run @fn(@arg) as the init (pid 1) of a new PID namespace, in a child
  * of a child of the caller; returns what @fn returned, 128 + a signal, or
  * -1 on timeout.  When the init exits, the kernel kills everything else
- * in the namespace.
+ * in the namespace.  The namespace's tasks run on one CPU: PIDs are
+ * handed out from per-CPU windows, in the order of one cursor only for
+ * forks on one CPU, and the scenarios check the numbers they get.
  */
 static int run_in_pidns(int (*fn)(void *), void *arg, int timeout_s)
 {
@@ -352,6 +366,8 @@ static int run_in_pidns(int (*fn)(void *), void *arg, int timeout_s)
 		pid_t init;
 
 		die_with_parent(test);
+		if (sched_getcpu() >= 0)
+			run_on_cpu(sched_getcpu());
 		if (unshare(CLONE_NEWPID)) {
 			fprintf(stderr, "# unshare(CLONE_NEWPID): %s\n",
 				strerror(errno));
@@ -381,6 +397,8 @@ static int run_in_pidns(int (*fn)(void *), void *arg, int timeout_s)
 	int __rc = run_in_pidns((fn), (arg), (timeout_s));		\
 	if (__rc == NS_UNSHARE_FAILED)					\
 		SKIP(return, "no new PID namespace (CONFIG_PID_NS?)");	\
+	if (__rc == NS_ONE_CPU)						\
+		SKIP(return, "needs two online CPUs");			\
 	ASSERT_EQ(0, __rc) TH_LOG("%s in a new PID namespace failed "	\
 				  "(status %d, see above)", #fn, __rc);	\
 } while (0)
@@ -1257,6 +1275,60 @@ static int ns_last_pid_scenario(void *arg)
 }
 
 /*
+ * ns_last_pid with forks on two CPUs, each of which hands out numbers
+ * from a window of its own: after a write of N - 1 the next fork gets N
+ * on either CPU (CRIU's restore), and a read gives a number that was
+ * handed out, never one that was not.
+ */
+static int ns_last_pid_cpus_scenario(void *arg)
+{
+	int cpu[2] = { -1, -1 }, i, n = 0;
+	pid_t a, b, l;
+
+	CHECK_EQ(getpid(), 1);
+	/* Two CPUs this task may run on (run_in_pidns() pinned it to one). */
+	for (i = 0; i < CPU_SETSIZE && n < 2; i++)
+		if (run_on_cpu(i))
+			cpu[n++] = i;
+	if (n < 2)
+		return NS_ONE_CPU;
+	/* Each CPU opens windows. */
+	for (i = 0; i < 200; i++) {
+		CHECK(run_on_cpu(cpu[i % 2]));
+		CHECK(fork_reap() > 1);
+	}
+	for (i = 0; i < 4; i++) {
+		long want = 5000 + 1000 * i;
+
+		CHECK_EQ(write_long(NS_LAST_PID, want - 1), 0);
+		CHECK(run_on_cpu(cpu[i % 2]));
+		CHECK_EQ(fork_reap(), want);
+		CHECK_EQ(last_pid(), want);
+		CHECK_EQ(fork_reap(), want + 1);
+		CHECK(run_on_cpu(cpu[(i + 1) % 2]));
+		/* The other CPU's window ended with the write: after it. */
+		CHECK(fork_reap() > want + 1);
+	}
+	CHECK(run_on_cpu(cpu[0]));
+	a = fork_reap();
+	CHECK(run_on_cpu(cpu[1]));
+	b = fork_reap();
+	l = last_pid();
+	CHECK(l == a || l == b);
+	return 0;
+}
+
+TEST_F(pid, ns_last_pid_two_cpus)
+{
+	struct ns_ctx c = { 0 };
+
+	if (access(NS_LAST_PID, F_OK))
+		SKIP(return, "no %s: kernel built without CONFIG_CHECKPOINT_RESTORE",
+		     NS_LAST_PID);
+	RUN_IN_PIDNS(ns_last_pid_cpus_scenario, &c, NS_TIMEOUT_S);
+}
+
+/*
  * /proc/sys/kernel/ns_last_pid of the writer's own namespace: reads the
  * last pid handed out, a write makes the next fork() take the first free
  * number after it (wrapping to RESERVED_PIDS at pid_max), the range is
@@ -1932,7 +2004,11 @@ TEST_F_TIMEOUT(pid, threads_100k, 400)
 		ASSERT_EQ(0, live[tid])
 			TH_LOG("thread %d got tid %d, which is live", i, tid);
 		live[tid] = 1;
-		if (tid < prev) {
+		/*
+		 * A wrap is a drop of more than half the space: with per-CPU
+		 * windows, threads made on two CPUs also step back a little.
+		 */
+		if (prev - tid > (pid_max - RESERVED_PIDS) / 2) {
 			descents++;
 			wrapped = true;
 		}
