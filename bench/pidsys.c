@@ -19,9 +19,10 @@
  *                       the five contended most
  *
  * Each result is a "bench row" line (bench.h): the median and the min-max
- * over R rounds (third argument, default 5). Times come from
- * CLOCK_MONOTONIC: in the bench guest (-icount) that is guest
- * instructions, not host time.
+ * over R rounds (third argument, default 5), in the table named by a fourth
+ * argument when there is one (so that a guest booted another way gets rows
+ * of its own). Times come from CLOCK_MONOTONIC: in a guest run with -icount
+ * that is guest instructions, not host time.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -274,12 +275,13 @@ int main(int argc, char **argv)
 	long n = argc > 2 ? atol(argv[2]) : 0;
 	int rounds = argc > 3 ? atoi(argv[3]) : 5;
 	int workers = sysconf(_SC_NPROCESSORS_ONLN);
+	const char *table = argc > 4 ? argv[4] : LIFETIMES;
 	const char *plural;
 	double v[64];
 	int r;
 
 	if (n <= 0 || rounds < 1 || rounds > 64) {
-		fprintf(stderr, "usage: pidsys fork|thread|many|lockstat N [ROUNDS]\n");
+		fprintf(stderr, "usage: pidsys fork|thread|many|lockstat N [ROUNDS [TABLE]]\n");
 		return 2;
 	}
 	if (!strcmp(mode, "lockstat")) {
@@ -298,10 +300,10 @@ int main(int argc, char **argv)
 	}
 	plural = workers == 1 ? "" : "s";
 	if (!strcmp(mode, "many"))
-		bench_row(LIFETIMES, "s", "lower", v, rounds,
+		bench_row(table, "s", "lower", v, rounds,
 			  "start+stop %ld threads, %d CPU%s", n, workers, plural);
 	else
-		bench_row(LIFETIMES, "per s", "higher", v, rounds, "%s, %d CPU%s",
+		bench_row(table, "per s", "higher", v, rounds, "%s, %d CPU%s",
 			  strcmp(mode, "fork") ? "pthread_create+join" :
 			  "fork+exit+wait", workers, plural);
 	return 0;

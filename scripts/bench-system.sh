@@ -9,11 +9,17 @@
 #   -smp 2: setpriority/getpriority(PRIO_USER) latency for a user that
 #     owns one thread while 0, 10,000 and 50,000 threads of other users
 #     exist (bench/prio_user.c).
+# Then -smp 2 under plain TCG (no -icount: multi-threaded TCG runs the two
+# vCPUs on two host threads at once, so this row shows contention):
+# fork+exit+wait from two processes at once, BENCH_PAR_ROUNDS boots of
+# each kernel (default 5), alternated, each the median of 5 rounds of
+# BENCH_PAR_FORKS (default 2000) per process. Host time: needs a quiet
+# machine.
 # Then lock statistics: both trees built again with kunit/lockstat.config
 # (CONFIG_LOCK_STAT=y), booted with -smp 2 under -icount, count per
 # fork+exit+wait the lock acquisitions, tasklist_lock's hold time and the
 # classes acquired and contended most.
-#   BENCH_PARTS="timing lockstat"  the parts to run (default: both)
+#   BENCH_PARTS="timing parallel lockstat"  the parts to run (default: all)
 #   BENCH_LOCKSTAT_BEFORE=REV      also the lock statistics of the test
 #       tree at REV (e.g. HEAD~4: the series without its last patches),
 #       in a table of their own against the patched kernel
@@ -28,16 +34,19 @@ SIZES=${BENCH_SIZES:-0 10000 50000}
 SMPS=${BENCH_SMP:-1 2}
 FORKS=${BENCH_FORKS:-1000}
 MANY=${BENCH_MANY:-100000}
-PARTS=${BENCH_PARTS:-timing lockstat}
+PARTS=${BENCH_PARTS:-timing parallel lockstat}
+PAR_ROUNDS=${BENCH_PAR_ROUNDS:-5}
+PAR_FORKS=${BENCH_PAR_FORKS:-2000}
 BEFORE=${BENCH_LOCKSTAT_BEFORE:-}
 patched=$BUILD/default/arch/x86/boot/bzImage
 pristine=$BUILD/pristine/arch/x86/boot/bzImage
 out=$RESULTS/bench-system.txt
 part() { [[ " $PARTS " == *" $1 "* ]]; }
+PAR_TABLE="two processes at once, -smp 2, plain TCG (vCPUs in parallel, host time)"
 
 pristine_tree=$(pristine_worktree)
 printf 'CONFIG_KUNIT=y\n' > "$BUILD/pristine.kunitconfig"
-if part timing; then
+if part timing || part parallel; then
 	[ -f "$patched" ] || die "no patched kernel at $patched: run 'make kunit' first"
 	say "bench: building pristine $(base_tag) in $BUILD/pristine"
 	kunit_build "$pristine_tree" "$BUILD/pristine" "$RESULTS/bench-pristine.log" \
@@ -52,7 +61,8 @@ for prog in prio_user pidsys; do
 	gcc -static -O2 -Wall -Werror -pthread -o "$root/bench/$prog" "$REPO/bench/$prog.c" ||
 		die "bench/$prog.c does not build"
 done
-# The kernel command line says what to run: pidsys.mode=lockstat or not.
+# The kernel command line says what to run: pidsys.mode=lockstat,
+# pidsys.mode=parallel or neither.
 cat > "$root/init.sh" <<INIT
 echo 4194304 > /proc/sys/kernel/pid_max
 echo 1000000 > /proc/sys/kernel/threads-max
@@ -60,6 +70,8 @@ echo 1000000 > /proc/sys/kernel/threads-max
 echo 1000000 > /proc/sys/vm/max_map_count
 if grep -q pidsys.mode=lockstat /proc/cmdline; then
 	/bench/pidsys lockstat $FORKS
+elif grep -q pidsys.mode=parallel /proc/cmdline; then
+	/bench/pidsys fork $PAR_FORKS 5 "$PAR_TABLE"
 else
 	/bench/pidsys fork $FORKS 3
 	/bench/pidsys thread $FORKS 3
@@ -107,6 +119,15 @@ lockstat_build() {
 	kunit_build "$1" "$BUILD/$2" "$RESULTS/bench-$2.log" "$BUILD/pristine.kunitconfig" \
 		"$REPO/kunit/common.config" "$REPO/kunit/lockstat.config"
 }
+part parallel && for r in $(seq "$PAR_ROUNDS"); do
+	for k in pristine patched; do
+		kernel=$pristine
+		[ "$k" = patched ] && kernel=$patched
+		info "round $r/$PAR_ROUNDS, -smp 2, plain TCG: $k kernel"
+		boot "$k-parallel" "$kernel" 2 "-accel tcg,thread=multi" pidsys.mode=parallel
+	done
+done
+
 # Under -icount the hold times are guest instructions: they repeat.
 icount="-icount shift=0,sleep=off"
 if part lockstat; then
