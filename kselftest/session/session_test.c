@@ -51,6 +51,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -3903,6 +3904,174 @@ TEST_F_TIMEOUT(session, prio_user_exec_consistent, 180)
 	EXPECT_EQ(0, status);
 	EXPECT_LE(100, p.rounds);
 	EXPECT_EQ(0, p.bad);
+}
+
+#define CHAIN_THREADS	3000
+#define CHAIN_ROUNDS	8
+
+/* Shared by the test, its walker thread and the chain's processes. */
+struct chain {
+	long started;		/* walks the walker began */
+	long answers, wrong;
+	int last_wrong, stop;
+	int cmd[2], reply[2];	/* to the chain's live link, and back */
+};
+
+static struct chain *chain;
+
+/* getpriority(PRIO_USER, UID_A) until told to stop: always 0 (nice 0). */
+static void *chain_walker(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&chain->stop, __ATOMIC_SEQ_CST)) {
+		int v;
+
+		__atomic_add_fetch(&chain->started, 1, __ATOMIC_SEQ_CST);
+		errno = 0;
+		v = getpriority(PRIO_USER, UID_A);
+		if (v != 0) {
+			chain->wrong++;
+			chain->last_wrong = v == -1 && errno ? -errno : v;
+		}
+		chain->answers++;
+	}
+	return NULL;
+}
+
+/*
+ * One link of the chain, uid A at nice 0: says it is up, and on 'f'
+ * waits until a walk begins, forks the next link and exits at once; its
+ * parent, a subreaper that ignores SIGCHLD, releases it as it exits.
+ */
+static void __attribute__((noreturn)) chain_link(void)
+{
+	long seen;
+	pid_t pid;
+	char c;
+
+	alarm(CHILD_ALARM * 6);
+	CHECK(write(chain->reply[1], "l", 1) == 1);
+	CHECK(read_full(chain->cmd[0], &c, 1, CHILD_ALARM * 6000) == 0);
+	if (c != 'f')
+		_exit(0);
+	seen = __atomic_load_n(&chain->started, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&chain->started, __ATOMIC_SEQ_CST) == seen)
+		;
+	pid = fork();
+	if (pid == 0)
+		chain_link();
+	_exit(pid < 0);
+}
+
+static void __attribute__((noreturn)) chain_manager(void)
+{
+	pid_t pid;
+
+	CHECK(prctl(PR_SET_CHILD_SUBREAPER, 1) == 0);
+	CHECK(signal(SIGCHLD, SIG_IGN) != SIG_ERR);
+	alarm(CHILD_ALARM * 6);
+	pid = fork();
+	if (pid == 0) {
+		drop_privs(UID_A, 0, false);
+		chain_link();
+	}
+	CHECK(pid > 0);
+	for (;;)
+		pause();
+}
+
+static void *chain_park(void *arg)
+{
+	for (;;)
+		pause();
+	return arg;
+}
+
+/* CHAIN_THREADS threads of uid A at nice 10, created after the leader moved. */
+static void __attribute__((noreturn)) chain_crowd(pid_t parent, int ready)
+{
+	struct rlimit nproc = { RLIM_INFINITY, RLIM_INFINITY };
+	pthread_attr_t attr;
+	pthread_t t;
+	int i;
+
+	alarm(CHILD_ALARM * 6);
+	CHECK(setpriority(PRIO_PROCESS, 0, 10) == 0);
+	/* uid A's threads would otherwise stop at RLIMIT_NPROC. */
+	CHECK(setrlimit(RLIMIT_NPROC, &nproc) == 0);
+	drop_privs(UID_A, parent, true);
+	CHECK(pthread_attr_init(&attr) == 0);
+	CHECK(pthread_attr_setstacksize(&attr, 16384) == 0);
+	for (i = 0; i < CHAIN_THREADS; i++)
+		CHECK(pthread_create(&t, &attr, chain_park, NULL) == 0);
+	CHECK(write(ready, "c", 1) == 1);
+	for (;;)
+		pause();
+}
+
+/*
+ * getpriority(PRIO_USER) meets a process that forks its successor and
+ * exits while the walk is under way, as a walk of every thread meets every
+ * task forked before it ends: a nice-0 process of uid A exists at every
+ * instant, so every answer is 0. Each round puts a new crowd of nice-10
+ * threads of uid A in front of the chain's live link (its leader moves to
+ * uid A after the link exists), then the link waits for a walk to begin,
+ * forks and exits. A list that puts the successor where the walk already
+ * was, and lets the link go before the walk reaches it, answers 10. The
+ * window is wide under KASAN (make check-debug); KUnit's
+ * user_tasks_test_fork_under_walk forces it.
+ */
+TEST_F_TIMEOUT(session, prio_user_fork_chain, 300)
+{
+	int ready[2], r, status = 0;
+	pid_t mgr, crowd;
+	pthread_t walker;
+	char c;
+
+	REQUIRE_ROOT();
+	chain = mmap(NULL, sizeof(*chain), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, chain);
+	ASSERT_EQ(0, pipe(chain->cmd));
+	ASSERT_EQ(0, pipe(chain->reply));
+	ASSERT_EQ(0, pipe(ready));
+	mgr = fork_child();
+	ASSERT_LE(0, mgr);
+	if (mgr == 0)
+		chain_manager();
+	ASSERT_EQ(0, read_full(chain->reply[0], &c, 1, TIMEOUT_MS));
+	ASSERT_EQ(0, pthread_create(&walker, NULL, chain_walker, NULL));
+
+	for (r = 0; r < CHAIN_ROUNDS && !status; r++) {
+		long walks;
+
+		crowd = fork_child();
+		if (crowd == 0)
+			chain_crowd(getppid(), ready[1]);
+		status = crowd < 0 || read_full(ready[0], &c, 1, CHILD_ALARM * 5000);
+		/* The link forks its successor once a walk has begun, and exits. */
+		if (!status)
+			status = write(chain->cmd[1], "f", 1) != 1 ||
+				 read_full(chain->reply[0], &c, 1, TIMEOUT_MS);
+		/* Two more walks, then the crowd goes. */
+		walks = __atomic_load_n(&chain->started, __ATOMIC_SEQ_CST);
+		while (!status && __atomic_load_n(&chain->started, __ATOMIC_SEQ_CST) < walks + 2)
+			usleep(1000);
+		if (crowd > 0) {
+			kill(crowd, SIGKILL);
+			waitpid(crowd, NULL, 0);
+		}
+	}
+	__atomic_store_n(&chain->stop, 1, __ATOMIC_SEQ_CST);
+	pthread_join(walker, NULL);
+	kill(mgr, SIGKILL);
+	waitpid(mgr, NULL, 0);
+	TH_LOG("%d rounds, %ld getpriority() answers, %ld of them wrong (last %d)",
+	       r, chain->answers, chain->wrong, chain->last_wrong);
+	EXPECT_EQ(0, status);
+	EXPECT_EQ(CHAIN_ROUNDS, r);
+	EXPECT_EQ(0, chain->wrong);
+	munmap(chain, sizeof(*chain));
 }
 
 int main(int argc, char **argv)
