@@ -5,7 +5,7 @@
 # WORK=dir   where the kernel trees, builds and logs live
 #            (default: $XDG_CACHE_HOME/pidmap or ~/.cache/pidmap)
 # JOBS=n     parallel build jobs (default: nproc)
-# T=glob     kselftest programs to run (e.g. T='session/*')
+# T=glob     kselftest programs to run, as DIR/PROGRAM (e.g. T='pid/*')
 # SRC=tree   kunit, kselftest and boot use the editing tree's working copy,
 #            uncommitted edits included (built in $WORK/build/tree-VARIANT)
 # VARIANT=v  the kunit/ variant kunit, kselftest and boot use (default: default)
@@ -15,7 +15,7 @@ SHELL := /bin/bash
 S := scripts
 VARIANT ?= default
 
-.PHONY: all check check-debug harness stress bench-harness check-configs check-prefixes check-kcsan kunit kselftest lint checkpatch bench deps base tree series boot clean help mail range-diff
+.PHONY: all check check-debug harness stress bench-harness check-configs check-prefixes check-kcsan kunit kselftest kselftest-pristine lint checkpatch bench deps base tree series boot clean help mail range-diff
 
 all:                      ## the main job: apply series/, run KUnit (default variant) in QEMU
 	@$(S)/check.sh kunit-default
@@ -38,29 +38,32 @@ check-kcsan:              ## KUnit under the data race detector (kunit/kcsan.con
 	@$(S)/check.sh kunit-kcsan
 
 bench:                    ## pidmap vs the IDR path and a shared add (host threads), vs the IDR path in a guest; PRIO_USER, forks, locks: pristine vs patched (not a test)
-	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-tree.sh && $(S)/harness.sh bench && \
+	@$(S)/deps.sh && $(S)/base.sh && $(S)/prepare-test-tree.sh && $(S)/harness.sh bench && \
 		$(S)/bench.sh && $(S)/kunit.sh default && $(S)/bench-system.sh
 
 bench-harness:            ## only the host-thread scaling bench of tools/testing/pidmap: pidmap, the IDR path, one shared add (about a minute)
-	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-tree.sh && $(S)/harness.sh bench
+	@$(S)/deps.sh && $(S)/base.sh && $(S)/prepare-test-tree.sh && $(S)/harness.sh bench
 
 harness:                  ## only the userspace harness tools/testing/pidmap: model checks, TSan/ASan stress (SRC=tree)
-	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-tree.sh && $(S)/harness.sh check
+	@$(S)/deps.sh && $(S)/base.sh && $(S)/prepare-test-tree.sh && $(S)/harness.sh check
 
 stress:                   ## the harness's 10^8 operations under TSan and under ASan (minutes; not in make check)
-	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-tree.sh && $(S)/harness.sh stress
+	@$(S)/deps.sh && $(S)/base.sh && $(S)/prepare-test-tree.sh && $(S)/harness.sh stress
 
 kunit:                    ## only KUnit (FILTER='suite.case', VARIANT=, SRC=tree, KUNIT_ARGS=)
-	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-tree.sh && $(S)/kunit.sh $(VARIANT) $(FILTER)
+	@$(S)/deps.sh && $(S)/base.sh && $(S)/prepare-test-tree.sh && $(S)/kunit.sh $(VARIANT) $(FILTER)
 
 lint:                     ## only W=1 + sparse (patched vs pristine) and kernel-doc, on the kernel 'make kunit' built
-	@$(S)/deps.sh && $(S)/check-tree.sh && $(S)/lint.sh
+	@$(S)/deps.sh && $(S)/prepare-test-tree.sh && $(S)/lint.sh
 
 kselftest:                ## only the kselftests, on the kernel 'make kunit' built (T=, KSFT_ARGS=)
-	@$(S)/check-tree.sh && $(S)/kselftest.sh $(VARIANT)
+	@$(S)/prepare-test-tree.sh && $(S)/kselftest.sh $(VARIANT)
+
+kselftest-pristine:       ## the known-failures rule: the series' selftests and upstream's on pristine 6.12; only kselftest/known-failures.txt may fail (T=)
+	@$(S)/deps.sh && $(S)/base.sh && $(S)/prepare-test-tree.sh && PRISTINE=1 $(S)/kselftest.sh default
 
 checkpatch:               ## only checkpatch --strict on series/
-	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-tree.sh && $(S)/checkpatch.sh
+	@$(S)/deps.sh && $(S)/base.sh && $(S)/prepare-test-tree.sh && $(S)/checkpatch.sh
 
 deps:                     ## install the Debian packages the pipeline needs
 	@$(S)/deps.sh
@@ -86,8 +89,8 @@ help:                     ## this list
 		sed -E 's/^([a-z-]+):.*## /  make \1\t/' | expand -t 20
 	@. $(S)/lib.sh && echo "  work directory: $$WORK"
 
-mail:                     ## series/ as numbered, threaded mail in $WORK/mail/v<N>/ (TOPIC=name: one topic alone)
-	@$(S)/deps.sh && $(S)/base.sh && $(S)/mail.sh $(TOPIC)
+mail:                     ## the posting, made by b4, in $WORK/mail/v<N>/ (TOPIC=name: one topic alone; RFC=1: [RFC PATCH vN])
+	@$(S)/deps.sh mail && $(S)/base.sh && $(S)/mail.sh $(TOPIC)
 
 range-diff:               ## git range-diff: series/ at OLD (a revision of this repository, default HEAD) vs series/ now
 	@$(S)/deps.sh && $(S)/base.sh && $(S)/range-diff.sh $(OLD)

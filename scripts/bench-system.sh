@@ -15,7 +15,7 @@
 # each kernel (default 5), alternated, each the median of 5 rounds of
 # BENCH_PAR_FORKS (default 2000) per process. Host time: needs a quiet
 # machine.
-# Then lock statistics: both trees built again with kunit/lockstat.config
+# Then lock statistics: both trees built again with bench/lockstat.config
 # (CONFIG_LOCK_STAT=y), booted with -smp 2 under -icount, count per
 # fork+exit+wait the lock acquisitions, tasklist_lock's hold time and the
 # classes acquired and contended most.
@@ -27,7 +27,8 @@
 # The patched kernel is $BUILD/default ('make kunit'); the pristine one is
 # built from the base commit in $BUILD/pristine.
 . "$(dirname "$0")/lib.sh"
-lock_work
+lock "$CHECK" "$WORK/pristine" "$WORK/before" "$BUILD/default" "$BUILD/pristine" \
+	"$BUILD/lockstat" "$BUILD/lockstat-pristine" "$BUILD/lockstat-before" "$BUILD/bench-system-root"
 
 ROUNDS=${BENCH_ROUNDS:-2}
 SIZES=${BENCH_SIZES:-0 10000 50000}
@@ -49,9 +50,7 @@ printf 'CONFIG_KUNIT=y\n' > "$BUILD/pristine.kunitconfig"
 if part timing || part parallel; then
 	[ -f "$patched" ] || die "no patched kernel at $patched: run 'make kunit' first"
 	say "bench: building pristine $(base_tag) in $BUILD/pristine"
-	kunit_build "$pristine_tree" "$BUILD/pristine" "$RESULTS/bench-pristine.log" \
-		"$BUILD/pristine.kunitconfig" "$REPO/kunit/common.config" \
-		"$REPO/kunit/default.config"
+	pristine_build "$RESULTS/bench-pristine.log"
 fi
 
 root=$BUILD/bench-system-root
@@ -113,11 +112,11 @@ part timing && for smp in $SMPS; do
 	done
 done
 
-# lockstat_build TREE NAME: TREE built with kunit/lockstat.config in
+# lockstat_build TREE NAME: TREE built with bench/lockstat.config in
 # $BUILD/NAME.
 lockstat_build() {
 	kunit_build "$1" "$BUILD/$2" "$RESULTS/bench-$2.log" "$BUILD/pristine.kunitconfig" \
-		"$REPO/kunit/common.config" "$REPO/kunit/lockstat.config"
+		"$REPO/kunit/common.config" "$REPO/bench/lockstat.config"
 }
 part parallel && for r in $(seq "$PAR_ROUNDS"); do
 	for k in pristine patched; do
@@ -131,7 +130,7 @@ done
 # Under -icount the hold times are guest instructions: they repeat.
 icount="-icount shift=0,sleep=off"
 if part lockstat; then
-	say "bench: lock statistics (kunit/lockstat.config)"
+	say "bench: lock statistics (bench/lockstat.config)"
 	lockstat_build "$pristine_tree" lockstat-pristine
 	lockstat_build "$CHECK" lockstat
 	boot pristine-lockstat "$BUILD/lockstat-pristine/arch/x86/boot/bzImage" 2 "$icount" \

@@ -1,19 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# bench.sh: build the bench variant (CONFIG_PIDMAP_BENCHMARK=y) and boot it
+# bench.sh: build the bench kernel (bench/bench.config) and boot it
 # with -icount so that the guest clock counts instructions, which keeps
 # pidmap-vs-IDR ratios stable on a busy host; print the table it logs.
 . "$(dirname "$0")/lib.sh"
-lock_work
 
 variant=bench
 out=$BUILD/$variant
+lock "$CHECK" "$out"
 log=$RESULTS/bench.log
 table=$RESULTS/bench.txt
 mkdir -p "$out" "$RESULTS"
 say "bench: building $out (log: $log)"
-kunit_build "$CHECK" "$out" "$log" "$REPO/.kunitconfig" \
-	"$REPO/kunit/common.config" "$REPO/kunit/$variant.config"
+mapfile -t kc < <(kunitconfigs "$CHECK")
+kunit_build "$CHECK" "$out" "$log" "${kc[@]}" "$REPO/kunit/common.config" "$REPO/bench/bench.config"
 
 root=$out/bench-root
 rm -rf "$root"

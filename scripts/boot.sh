@@ -9,6 +9,7 @@ variant=${1:-default}
 guest_arch "$variant"
 unset GUEST_TIMEOUT   # timeout(1) would put QEMU in the background: no terminal
 out=$BUILD/$(build_name "$variant")
+lock "$(src_dir)" "$out"
 kernel=$out/arch/x86/boot/bzImage
 [ -f "$kernel" ] || die "no kernel at $kernel: run 'make kunit${SRC:+ SRC=$SRC} VARIANT=$variant' first"
 root=$out/boot-root

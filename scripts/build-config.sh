@@ -15,13 +15,13 @@
 #   x86_64-rt           defconfig + PREEMPT_RT + lockdep + PROVE_RCU: the
 #                       same objects
 . "$(dirname "$0")/lib.sh"
-lock_work
 
 name=${1:?usage: build-config.sh NAME}
 dir=${name%-vmlinux}
 out=$BUILD/cfg-$dir
 log=$RESULTS/cfg-$name.log
 step=cfg-$name
+lock "$CHECK" "$out"
 rm -f "$RESULTS/$step.counts"
 mkdir -p "$out" "$RESULTS"
 

@@ -10,14 +10,15 @@
 # make check tests base + series/ as a whole: the options of the single
 # targets (make kunit SRC=tree KUNIT_ARGS=..., make kselftest T=...) must
 # not narrow it when they are left in the environment.
-unset SRC KUNIT_ARGS KSFT_ARGS T NAME OUT KUNITCONFIG
+unset SRC KUNIT_ARGS KSFT_ARGS T NAME OUT PRISTINE GUEST_TREE
+lock "$CHECK"
 start=$(date +%s)
 mkdir -p "$RESULTS"
 rm -f "$RESULTS"/*.counts
 steps=("$@")
 "$REPO/scripts/deps.sh" ${DEPS:-}
 "$REPO/scripts/base.sh"
-if ! "$REPO/scripts/check-tree.sh"; then
+if ! "$REPO/scripts/prepare-test-tree.sh"; then
 	record series 0 1 0
 	"$REPO/scripts/summary.sh" series "${steps[@]}" || true
 	exit 1

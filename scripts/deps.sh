@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # deps.sh [GROUP...]: install whatever the pipeline needs from Debian's
 # archive, and only that, then check that every command the scripts call
-# is there. GROUP adds packages for the long matrix: 'arm64' (the 64 KiB
-# page KUnit kernel of 'make check-configs').
+# is there. GROUP adds packages for one target: 'arm64' (the 64 KiB page
+# KUnit kernel of 'make check-configs'), 'mail' (b4, for 'make mail').
 . "$(dirname "$0")/lib.sh"
 
 PACKAGES=(
@@ -27,6 +27,8 @@ for group in "$@"; do
 	case $group in
 	arm64)	PACKAGES+=(gcc-aarch64-linux-gnu qemu-system-arm)
 		COMMANDS+=(aarch64-linux-gnu-gcc qemu-system-aarch64) ;;
+	mail)	PACKAGES+=(b4)
+		COMMANDS+=(b4) ;;
 	*)	die "deps.sh: unknown group '$group'" ;;
 	esac
 done

@@ -16,17 +16,21 @@
 # run 32-bit programs, qemu-i386 (qemu-user): deps.sh installs both, and a
 # check run without them fails.
 . "$(dirname "$0")/lib.sh"
-lock_work
 
 what=${1:-check}
 src=$(src_dir)
 dir=$src/tools/testing/pidmap
-log=$RESULTS/harness-$what.log
+lock "$src"
+# make check's step is "harness"; another tree's run (SRC=tree) keeps
+# its own log and counts, so it can run beside make check.
+step=harness
+[ "$src" = "$CHECK" ] || step=harness-$(basename "$src")
+log=$RESULTS/$step-$what.log
 mkdir -p "$RESULTS"
-[ "$what" = check ] && rm -f "$RESULTS/harness.counts"
+[ "$what" = check ] && rm -f "$RESULTS/$step.counts"
 
 fail() {
-	[ "$what" != check ] || record harness 0 1 0
+	[ "$what" != check ] || record "$step" 0 1 0
 	die "harness: $1 (log: $log)"
 }
 
@@ -51,7 +55,7 @@ check)
 		f=$((f + 1))
 	fi
 	[ "$rc" -eq 0 ] || [ "$f" -gt 0 ] || f=1
-	record harness "$p" "$f" 0
+	record "$step" "$p" "$f" 0
 	info "harness: $p passed, $f failed in $(( $(date +%s) - start )) s"
 	[ "$f" -eq 0 ] || die "harness: $f failed (log: $log)"
 	;;

@@ -1,30 +1,44 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# kselftest.sh VARIANT: build kselftest/*/*.c against the tree's installed
-# uapi headers and kselftest_harness.h, and the tree's own selftests for
-# clone3, pidfd, pid_namespace and proc (intree-selftests.sh), pack them
-# with busybox into an initramfs, boot $BUILD/VARIANT's bzImage in QEMU
-# (TCG, -smp 2) and parse the TAP the guest writes to its second serial
-# port; failures listed in kselftest/intree-known.txt (those of pristine
-# 6.12 in this guest) count as known, not failed. The guest clears
-# kmemleak before the first test and scans twice after the last; a
-# reported leak, like any kernel bug report in the log, fails the run.
-#   T=GLOB       run only test programs whose suite/name matches GLOB
-#                (e.g. 'session/*', 'intree/*', 'intree/pidfd/*')
+# kselftest.sh VARIANT: build the selftest directories of the tree under
+# test (the series' own tools/testing/selftests/pid/, which kselftest/pid/
+# mirrors, and upstream's clone3, pidfd, pid_namespace and proc) with
+# their own Makefiles (selftests.sh), pack them with busybox into an
+# initramfs, boot $BUILD/VARIANT's bzImage in QEMU (TCG, -smp 2) and
+# parse the TAP the guest writes to its second serial port; failures
+# listed in kselftest/known-failures.txt (those of pristine 6.12 in this
+# guest) count as known, not failed. The guest clears kmemleak before the
+# first test and scans twice after the last; a reported leak, like any
+# kernel bug report in the log, fails the run.
+# The guest's own init runs the programs, not run_kselftest.sh: its
+# runner.sh needs /usr/bin/timeout --foreground, which busybox lacks.
+#   T=GLOB       run only programs whose DIR/PROG matches GLOB
+#                (e.g. 'pid/*', 'pidfd/*', 'pid/threads_test')
 #   KSFT_ARGS=.. arguments for the one program T names
-#                (T=session/session_test KSFT_ARGS='-t setsid_twice')
-#   SRC=tree     the kernel and headers of the editing tree (lib.sh)
-# A variant's fragment can leave out cases its kernel is too slow for
-# under TCG, with their reason in a comment:
-#   # kselftest-skip: SUITE/PROGRAM CASE     (CASE "*": the whole program)
+#                (T=pid/session_test KSFT_ARGS='-t setsid_new_session')
+#   SRC=tree     the kernel and selftests of the editing tree (lib.sh)
+# kselftest/skips.txt can leave out, per variant, cases its kernel is too
+# slow for under TCG.
 . "$(dirname "$0")/lib.sh"
-lock_work
 
 variant=${1:-default}
 ktree=$(src_dir)
 name=$(build_name "$variant")
 out=$BUILD/$name
 guest_arch "$variant"
+if [ -z "${PRISTINE:-}" ]; then
+	lock "$ktree" "$out"
+else
+	# The known-failures rule: on pristine 6.12, with the test tree's
+	# selftests, only what kselftest/known-failures.txt lists may fail.
+	[ "$variant" = default ] || die "PRISTINE=1 is the default variant's config only"
+	[ "$ktree" = "$CHECK" ] || die "PRISTINE=1 runs the test tree's selftests: no SRC"
+	name=pristine out=$BUILD/pristine
+	lock "$CHECK" "$WORK/pristine" "$out"
+	say "kselftests on pristine $(base_tag): building it in $out"
+	pristine_build "$RESULTS/kunit-pristine-build.log"
+	ktree=$(pristine_worktree)
+fi
 kernel=$out/arch/x86/boot/bzImage
 stage=$out/kselftest-root
 tap=$RESULTS/kselftest-$name.tap
@@ -32,44 +46,33 @@ console=$RESULTS/kselftest-$name.console
 T=${T:-*}
 KSFT_ARGS=${KSFT_ARGS:-}
 GUEST_TIMEOUT=${GUEST_TIMEOUT:-1500}
-TEST_TIMEOUT=${TEST_TIMEOUT:-600}
 rm -f "$RESULTS/kselftest-$name.counts"
 [ -f "$kernel" ] || die "no kernel at $kernel: run 'make kunit${SRC:+ SRC=$SRC} VARIANT=$variant' (or make check) first"
 
-say "kselftests: headers from $ktree into $out/usr"
+say "kselftests: uapi headers from $ktree into $out/usr"
 make -s -C "$ktree" ARCH=x86_64 O="$out" headers_install >/dev/null ||
 	die "headers_install failed in $out"
 
-say "kselftests: building kselftest/ (static, -Werror)"
+# kselftest/pid/ is a copy of the series' tools/testing/selftests/pid/
+# (make series writes it): it must not drift from what the series holds.
+if [ "$(src_dir)" = "$CHECK" ] && ! diff -r -q -x '*~' "$REPO/kselftest/$KSELFTEST_OWN" \
+		"$CHECK/tools/testing/selftests/$KSELFTEST_OWN" > "$RESULTS/kselftest-sync.diff" 2>&1; then
+	sed 's/^/    /' "$RESULTS/kselftest-sync.diff" >&2
+	die "kselftest/$KSELFTEST_OWN differs from tools/testing/selftests/$KSELFTEST_OWN in series/: edit the selftests in the editing tree, then 'make series' (it copies them here)"
+fi
+
+say "kselftests: building the tree's selftests (static)"
 rm -rf "$stage"
 mkdir -p "$stage/tests"
 : > "$stage/tests.list"
-for src in "$REPO"/kselftest/*/*.c; do
-	[ -e "$src" ] || continue
-	suite=$(basename "$(dirname "$src")") prog=$(basename "$src" .c)
-	# shellcheck disable=SC2053
-	[[ "$suite/$prog" == $T ]] || continue
-	mkdir -p "$stage/tests/$suite"
-	gcc -static -O2 -g -Wall -Werror -pthread -D_GNU_SOURCE \
-		-isystem "$out/usr/include" -I "$ktree/tools/testing/selftests" \
-		-o "$stage/tests/$suite/$prog" "$src" ||
-		die "kselftest/$suite/$prog.c does not build (errors above)"
-	info "built $suite/$prog"
-	kselftest_skipped "$variant" "$suite/$prog" && continue
-	skips=$(kselftest_skip_args "$variant" "$suite/$prog")
-	[ -z "$skips" ] || info "$suite/$prog on '$variant' without:$skips (kunit/$variant.config)"
-	echo "$suite/$prog $TEST_TIMEOUT$skips" >> "$stage/tests.list"
-done
-
-say "kselftests: building the test tree's selftests (static)"
-T=$T VARIANT=$variant "$REPO/scripts/intree-selftests.sh" "$out" "$stage" ||
-	die "in-tree selftests do not build"
+T=$T VARIANT=$variant "$REPO/scripts/selftests.sh" "$out" "$stage" ||
+	die "selftests do not build"
 [ -s "$stage/tests.list" ] || die "no kselftest program matches T='$T'"
 if [ -n "$KSFT_ARGS" ] && [ "$(wc -l < "$stage/tests.list")" -ne 1 ]; then
 	die "KSFT_ARGS='$KSFT_ARGS' is for one program, but T='$T' matches $(wc -l < "$stage/tests.list"): $(cut -d' ' -f1 "$stage/tests.list" | tr '\n' ' ')"
 fi
 
-# tests.list: "NAME TIMEOUT" per program, NAME relative to /tests.
+# tests.list: "NAME TIMEOUT [ARGS]" per program, NAME relative to /tests.
 cat > "$stage/init.sh" <<INIT
 exec 3>/dev/ttyS1
 echo "# guest: \$(uname -r) \$(nproc) cpus" >&3
@@ -130,7 +133,7 @@ rc=0
 wait $qemu || rc=$?
 info "guest ran $(( $(date +%s) - start )) s, qemu exit $rc"
 
-counts=$(python3 "$REPO/scripts/tap-count.py" --known "$REPO/kselftest/intree-known.txt" "$tap") || {
+counts=$(python3 "$REPO/scripts/tap-count.py" --own "$KSELFTEST_OWN/" --known "$REPO/kselftest/known-failures.txt" "$tap") || {
 	record "kselftest-$name" 0 1 0
 	die "kselftests failed: see $tap and $console"
 }

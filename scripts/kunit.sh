@@ -1,23 +1,23 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# kunit.sh VARIANT [FILTER]: build the test tree with .kunitconfig +
-# kunit/common.config + kunit/VARIANT.config in $BUILD/VARIANT and run its
+# kunit.sh VARIANT [FILTER]: build the test tree in $BUILD/VARIANT with
+# the series' own .kunitconfig files in the tree (lib.sh kunitconfigs),
+# .kunitconfig, kunit/common.config and kunit/VARIANT.config, and run its
 # KUnit suites in QEMU (-smp 2, TCG) through kunit.py. The architecture is
 # x86_64 unless the fragment says otherwise in a header line:
 #   # arch: i386               kunit.py --arch
 #   # cross: aarch64-linux-gnu-  kunit.py --cross_compile (and ccache's CC)
-#   # include: FILE.config       kunit/FILE.config as one more fragment
+#   # guest: kselftest           the kernel also boots the kselftest guest:
+#                                its config files come first (lib.sh)
 #   SRC=tree         build the editing tree's working copy, uncommitted
 #                    edits included, in $BUILD/tree-VARIANT (SRC=dir: that
 #                    tree; default: the test tree, base + series/)
 #   KUNIT_ARGS=..    more options for kunit.py run (--run_isolated=suite,
 #                    --list_tests, --kernel_args=..., --filter='speed>slow')
-#   KUNITCONFIG=f    in place of .kunitconfig (check-prefixes.sh)
 #   NAME=n           result name (default: VARIANT, tree-VARIANT with SRC=tree)
 #   OUT=dir          build directory (default: $BUILD/NAME)
 # The kunit.py command is printed, to be run by hand as well.
 . "$(dirname "$0")/lib.sh"
-lock_work
 
 variant=${1:?usage: kunit.sh VARIANT [FILTER_GLOB]}
 filter=${2:-}
@@ -31,8 +31,9 @@ json=$RESULTS/kunit-$name.json
 arch=$(sed -n 's/^# arch: *//p' "$frag")
 cross=$(sed -n 's/^# cross: *//p' "$frag")
 arch=${arch:-x86_64}
-mapfile -t frags < <(expand_frags "${KUNITCONFIG:-$REPO/.kunitconfig}" \
-	"$REPO/kunit/common.config" "$frag")
+lock "$src" "$out"
+mapfile -t kc < <(kunitconfigs "$src")
+mapfile -t frags < <(expand_frags "$src" "${kc[@]}" "$REPO/kunit/common.config" "$frag")
 frags=("${frags[@]/#/--kunitconfig=}")
 mkdir -p "$out" "$RESULTS"
 rm -f "$json" "$RESULTS/kunit-$name.counts"

@@ -67,16 +67,17 @@ build_name() {
 	if [ "$(src_dir)" = "$TREE" ]; then echo "tree-$1"; else echo "$1"; fi
 }
 
-# kselftest_skips VARIANT NAME: what kunit/VARIANT.config leaves out of
-# kselftest program NAME, one line per "# kselftest-skip: NAME CASE"
-# ("*": the whole program). kselftest_skipped: is NAME left out (says
-# so)? kselftest_skip_args: the harness options for the cases (" -T CASE").
+# kselftest_skips VARIANT NAME: what kselftest/skips.txt leaves out of
+# kselftest program NAME (DIR/PROGRAM) on VARIANT's kernel, one case per
+# line ("*": the whole program). kselftest_skipped: is NAME left out
+# (says so)? kselftest_skip_args: the harness options for the cases
+# (" -T CASE").
 kselftest_skips() {
-	awk -v p="$2" '$1 == "#" && $2 == "kselftest-skip:" && $3 == p { print $4 }' "$REPO/kunit/$1.config"
+	awk -v v="$1" -v p="$2" '$1 == v && $2 == p { print $3 }' "$REPO/kselftest/skips.txt"
 }
 kselftest_skipped() {
 	kselftest_skips "$1" "$2" | grep -qxF '*' || return 1
-	info "$2 is not run on '$1' (kunit/$1.config)"
+	info "$2 is not run on '$1' (kselftest/skips.txt)"
 }
 kselftest_skip_args() {
 	kselftest_skips "$1" "$2" | awk '{ printf " -T %s", $1 }'
@@ -126,9 +127,38 @@ record() {
 	if [ $# -ge 7 ]; then echo "$2 $3 $4 $5 $6 $7"; else echo "$2 $3 $4"; fi > "$RESULTS/$1.counts"
 }
 
-# The series' own KUnit suites (exact top-level suite names, see
-# .kunitconfig); every other suite that runs is upstream's.
-KUNIT_OWN_SUITES=pidmap,pidhash,pid,user_tasks
+# The series' own KUnit suites (exact top-level suite names) and the
+# directories of the patched tree whose .kunitconfig enables them; every
+# other suite that runs is upstream's (.kunitconfig).
+KUNIT_OWN_SUITES=pidmap,pidhash,alloc_pid,user_tasks
+KUNIT_DIRS="kernel/tests/pidmap kernel/tests/user_tasks"
+# The selftest directories the kselftest guest runs: the series' own (pid,
+# whose sources kselftest/pid/ mirrors) and the upstream ones next to it.
+KSELFTEST_OWN=pid
+KSELFTEST_DIRS="pid clone3 pidfd pid_namespace proc"
+
+# kunitconfigs TREE: the fragments of every KUnit build of TREE: the
+# .kunitconfig of each of KUNIT_DIRS that TREE has (a prefix of the
+# series has only some), then the repository's .kunitconfig.
+kunitconfigs() {
+	local d
+	for d in $KUNIT_DIRS; do
+		[ ! -f "$1/$d/.kunitconfig" ] || echo "$1/$d/.kunitconfig"
+	done
+	echo "$REPO/.kunitconfig"
+}
+
+# guest_configs TREE: what a kernel that also boots the kselftest guest
+# adds: the config file of each of KSELFTEST_DIRS in TREE, then
+# kselftest/guest.config (the guest's own needs).
+guest_configs() {
+	local d
+	for d in $KSELFTEST_DIRS; do
+		[ ! -f "$1/tools/testing/selftests/$d/config" ] ||
+			echo "$1/tools/testing/selftests/$d/config"
+	done
+	echo "$REPO/kselftest/guest.config"
+}
 
 # export_patches DIR: what series/ should hold for the editing tree's
 # commits since the base, written into DIR (empty or new):
@@ -271,26 +301,27 @@ progress() {
 	t0=$(date +%s)
 	mkdir -p "$dir"
 	touch "$dir/.progress"
-	( while sleep 60; do
+	# The loop holds no lock (a killed script would leave it holding
+	# one) and ends with the script.
+	( for fd in ${PIDMAP_LOCK_FDS:-}; do eval "exec $fd>&-"; done
+	  parent=$$
+	  while sleep 60 && kill -0 "$parent" 2>/dev/null; do
 		info "... $(( ($(date +%s) - t0) / 60 )) min, $(find "$dir" -name '*.o' -newer "$dir/.progress" 2>/dev/null | wc -l) objects compiled"
-	  done ) 9>&- &
+	  done ) &
 	PROGRESS_PID=$!
 	trap stop_progress EXIT
 }
 stop_progress() { [ -z "${PROGRESS_PID:-}" ] || kill "$PROGRESS_PID" 2>/dev/null || true; }
 
-# expand_frags FRAGMENT...: the fragments, one path per line, each
-# preceded by the kunit/ fragments it names in "# include: NAME" lines.
+# expand_frags TREE FRAGMENT...: the fragments, one path per line; a
+# fragment with a "# guest: kselftest" line (its kernel also boots the
+# kselftest guest) is preceded by guest_configs TREE (GUEST_TREE, if set:
+# the tree whose selftests the guest runs).
 expand_frags() {
-	local frag inc
+	local tree=$1 frag
+	shift
 	for frag in "$@"; do
-		for inc in $(sed -n 's/^# include: *//p' "$frag"); do
-			# Run in a subshell: a missing file is named here and
-			# then by kunit.py, which fails on it.
-			[ -f "$REPO/kunit/$inc" ] ||
-				printf '%sERROR: %s includes kunit/%s, which is missing%s\n' "$R" "$frag" "$inc" "$N" >&2
-			echo "$REPO/kunit/$inc"
-		done
+		! grep -qx '# guest: kselftest' "$frag" || guest_configs "${GUEST_TREE:-$tree}"
 		echo "$frag"
 	done
 }
@@ -301,7 +332,7 @@ expand_frags() {
 kunit_build() {
 	local src=$1 out=$2 log=$3 frag frags args=()
 	shift 3
-	mapfile -t frags < <(expand_frags "$@")
+	mapfile -t frags < <(expand_frags "$src" "$@")
 	for frag in "${frags[@]}"; do args+=("--kunitconfig=$frag"); done
 	mkdir -p "$out" "$(dirname "$log")"
 	progress "$out"
@@ -312,15 +343,35 @@ kunit_build() {
 	stop_progress
 }
 
-# lock_work: one build or guest at a time per work directory (2 cores);
-# a second run waits here for the first. Released when the script exits.
-lock_work() {
-	# A script run by one that holds the lock shares it (fd 9 is inherited).
-	[ "${PIDMAP_LOCK_HELD:-}" = "$WORK" ] && return 0
-	mkdir -p "$WORK"
-	exec 9>"$WORK/.lock"
-	flock -n 9 || { info "waiting for another run in $WORK to finish"; flock 9; }
-	export PIDMAP_LOCK_HELD=$WORK
+# pristine_build LOG: pristine 6.12 (pristine_worktree) built through
+# kunit.py in $BUILD/pristine with the default variant's fragments but no
+# suite of the series (it has none), for the selftests of the test tree:
+# the kernel of 'make bench's pristine rows and 'make kselftest-pristine'.
+pristine_build() {
+	local tree
+	tree=$(pristine_worktree)
+	printf 'CONFIG_KUNIT=y\n' > "$BUILD/pristine.kunitconfig"
+	GUEST_TREE=$CHECK kunit_build "$tree" "$BUILD/pristine" "$1" "$BUILD/pristine.kunitconfig" \
+		"$REPO/kunit/common.config" "$REPO/kunit/default.config"
+}
+
+# lock PATH...: hold a lock on each PATH, a tree or a build directory
+# (the file PATH.lock beside it), until the script exits, taking them in
+# the order given: trees first, then build directories, in every script,
+# so that two runs never wait for each other in a circle. One run at a
+# time uses a directory; runs that share none go on side by side (make
+# kunit SRC=tree beside make check). A script started by one that holds
+# a lock shares it (PIDMAP_LOCKS; the descriptor is inherited).
+lock() {
+	local dir fd
+	for dir in "$@"; do
+		case ":${PIDMAP_LOCKS:-}:" in *":$dir:"*) continue ;; esac
+		mkdir -p "$(dirname "$dir")"
+		exec {fd}>"$dir.lock"
+		flock -n "$fd" || { info "waiting for another run that uses $dir"; flock "$fd"; }
+		export PIDMAP_LOCKS=${PIDMAP_LOCKS:+$PIDMAP_LOCKS:}$dir
+		export PIDMAP_LOCK_FDS="${PIDMAP_LOCK_FDS:-} $fd"
+	done
 }
 
 # series_topics: the topics of series/series, in order. A line

@@ -10,7 +10,6 @@
 #   MAKEARG    e.g. ARCH=i386 (default ARCH=x86_64)
 #   NOSPARSE=1 W=1 only;  NOKDOC=1 no kernel-doc (build-config.sh)
 . "$(dirname "$0")/lib.sh"
-lock_work
 
 name=${1:-default}
 [ $# -gt 0 ] && shift
@@ -19,6 +18,7 @@ patched=$BUILD/$name
 lint=$BUILD/pristine-$name
 [ "$name" = default ] && step=lint || step=lint-$name
 out=$RESULTS/$step
+lock "$CHECK" "$WORK/pristine" "$patched" "$lint"
 [ "${NOSPARSE:-0}" = 1 ] && wflags=(W=1) || wflags=(W=1 C=2)
 [ -f "$patched/.config" ] || die "no build in $patched: run 'make kunit' first"
 [ "${NOSPARSE:-0}" = 1 ] || command -v sparse > /dev/null || die "sparse is missing: run 'make deps'"

@@ -1,29 +1,34 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# mail.sh [TOPIC]: the series as mail for git send-email, numbered,
-# threaded (shallow: every patch answers the cover letter) and versioned,
-# in $WORK/mail/v<N>/ ($WORK/mail/v<N>-<TOPIC>/ for one topic), the path
-# printed on the last line. Needs the base and series/, never a build.
-#  - N: series/version, one number (1 for the first posting, which git
-#    format-patch then writes as "[PATCH k/n]");
-#  - the cover letter: series/cover-letter (series/cover-letter-<TOPIC>
-#    for a topic), its first line the subject without "[PATCH ...]", a
-#    blank line, then the body. They take the place of git's
-#    *** SUBJECT HERE *** and *** BLURB HERE ***; git's shortlog,
-#    diffstat and base-commit: line stay;
-#  - recipients: the patched tree's scripts/get_maintainer.pl on each
-#    patch, its maintainers in To: and its reviewers and lists in Cc: (a
-#    patch with no maintainer goes To: its lists); the cover letter goes
-#    to all of them.
-# The whole series is base + series/ (series_commit); a topic ("# topic:"
-# lines in series/series) is its patches alone on the base.
+# mail.sh [TOPIC]: the series as mail, made by b4 (Debian's b4 0.12):
+# base + series/ (or TOPIC's patches alone on the base) becomes a b4 prep
+# branch pidmap-post in the worktree $WORK/post, with series/cover-letter (or
+# series/cover-letter-TOPIC) as its cover letter, series/version as its
+# revision, "RFC" in its prefixes with RFC=1 and the recipients that the
+# patched tree's scripts/get_maintainer.pl names (b4 prep --auto-to-cc);
+# b4 send -o writes the messages into $WORK/mail/v<N>/ (v<N>-<TOPIC>/),
+# whose path is the last line printed. Nothing is sent.
+# The posting is the sender's: git's user.name and user.email, which it
+# needs. An identity in the patches at an address no one reads (a domain
+# reserved for examples: .example, .invalid, .test, .localhost,
+# example.com/net/org) is replaced by the sender's in From:, in
+# Signed-off-by: and in MAINTAINERS' M: lines; every patch ends with the
+# sender's Signed-off-by.
 . "$(dirname "$0")/lib.sh"
 
 topic=${1:-}
-# The mail is From: you (git format-patch needs a committer identity for
-# From: and Message-Id:); no fallback identity for mail that gets sent.
-git -C "$TREE" var GIT_COMMITTER_IDENT >/dev/null 2>&1 ||
-	die "no git identity: set user.name and user.email (git config --global), the mail is From: you"
+post=$WORK/post
+command -v b4 >/dev/null || die "b4 is missing: run 'make deps'"
+name=$(git -C "$TREE" config user.name) && email=$(git -C "$TREE" config user.email) ||
+	die "no git identity: set user.name and user.email (git config --global); the mail is From: you"
+# nobody ADDRESS: is ADDRESS at a domain no mail reaches (RFC 2606, 6761)?
+nobody() {
+	local d=${1##*@}
+	d=${d,,}
+	[[ $d =~ (^|\.)(example|invalid|test|localhost)$ || $d =~ (^|\.)example\.(com|net|org)$ ]]
+}
+nobody "$email" && die "your git identity <$email> is at a domain no mail reaches: set user.email to your address"
+sender="$name <$email>"
 base=$(git -C "$TREE" rev-parse -q --verify "$(base_tag)^{commit}") ||
 	die "no base commit $(base_tag) in $TREE: run 'make base'"
 
@@ -32,7 +37,6 @@ base=$(git -C "$TREE" rev-parse -q --verify "$(base_tag)^{commit}") ||
 version=$(tr -d '[:space:]' < "$REPO/series/version")
 [[ $version =~ ^[1-9][0-9]*$ ]] ||
 	die "series/version holds '$version', not a version number (1, 2, ...)"
-
 if [ -n "$topic" ] && ! grep -qxF -- "$topic" < <(series_topics); then
 	die "series/series has no topic '$topic' (its topics: $(series_topics | paste -sd ' '))"
 fi
@@ -50,13 +54,13 @@ fi
 [ -z "$(sed -n 2p "$REPO/$cover")" ] || die "$cover: the second line must be blank"
 [ -n "$(sed -n '3,$p' "$REPO/$cover" | tr -d '[:space:]')" ] ||
 	die "$cover has no body after its subject"
-placeholder=$(grep -nE '\*\*\*.*\*\*\*|\<(TODO|TBD|FIXME|XXX)\>' "$REPO/$cover") || true
+placeholder=$(grep -nE '\*\*\*.*\*\*\*|\<(TODO|TBD|FIXME|XXX|EDITME)\>' "$REPO/$cover") || true
 [ -z "$placeholder" ] ||
 	die "$cover still has placeholder text: $(printf '%s\n' "$placeholder" | head -3 | sed 's/^/line /' | paste -sd ';')"
 long=$(awk 'NR > 2 && length > 72 { print NR }' "$REPO/$cover" | paste -sd ' ')
 [ -z "$long" ] || info "warning: $cover has lines over 72 columns: $long"
 
-# The commits to mail, and the tree whose MAINTAINERS says who gets them.
+# The commits to mail.
 applied=$(series_commit) || die "series/ does not apply to $(base_tag) (above): no mail written"
 if [ -z "$topic" ]; then
 	mapfile -t patches < <(series_patches)
@@ -68,10 +72,7 @@ else
 fi
 n=${#patches[@]}
 [ "$n" -gt 0 ] || die "series/ is empty: nothing to mail"
-[ "$(git -C "$TREE" rev-list --count "$base..$tip")" -eq "$n" ] ||
-	die "$base..$tip is not the $n patches of series/${topic:+ topic $topic}"
-
-say "mail v$version${topic:+ of topic $topic}: $n patches on $(base_tag)"
+say "mail v$version${topic:+ of topic $topic}${RFC:+ (RFC)}: $n patches on $(base_tag), from $sender"
 if [ -z "$topic" ]; then
 	for t in $(series_topics); do
 		mapfile -t tp < <(series_topic "$t")
@@ -83,126 +84,89 @@ if [ -z "$topic" ]; then
 	done
 fi
 
-mkdir -p "$WORK/mail"
-tmp=$(mktemp -d "$WORK/mail/.new.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-
-# Recipients, one get_maintainer.pl run per patch and role, in the
-# worktree where series_commit applied series/ (held still meanwhile).
-(
-	exec 8>"$WORK/.apply-lock"
-	flock 8
-	[ "$(git -C "$WORK/apply" rev-parse HEAD)" = "$applied" ] ||
-		die "$WORK/apply moved away from base + series/ meanwhile: run 'make mail' again"
-	cd "$WORK/apply"
-	for ((k = 1; k <= n; k++)); do
-		f=$REPO/series/${patches[k - 1]}
-		for role in m l; do
-			if [ $role = m ]; then sel=(--m --no-r --no-l); else sel=(--no-m --r --l); fi
-			./scripts/get_maintainer.pl --no-git --no-git-fallback --no-rolestats \
-				"${sel[@]}" "$f" > "$tmp/$k.$role" ||
-				die "scripts/get_maintainer.pl failed on ${patches[k - 1]}"
-		done
+# The prep branch: the commits made again with the sender in place of an
+# identity no one reads (author, sign-off, MAINTAINERS), each signed off
+# by the sender, committed by the sender.
+sign() {
+	local l a
+	while IFS= read -r l; do
+		case $l in "Signed-off-by: "*"<"*">") a=${l##*<}; nobody "${a%>}" && continue ;; esac
+		printf '%s\n' "$l"
+	done | git interpret-trailers --if-exists addIfDifferent --trailer "Signed-off-by: $sender"
+}
+maintainers() {
+	local l a
+	while IFS= read -r l; do
+		case $l in "M:"*"<"*">") a=${l##*<}; nobody "${a%>}" && l="M:	$sender" ;; esac
+		printf '%s\n' "$l"
 	done
-) || exit 1
-# uniq_addr FILE...: the lines of FILE..., each address once (first kept).
-uniq_addr() {
-	awk '{ a = tolower($0); sub(/.*</, "", a); sub(/>.*/, "", a) } !seen[a]++' "$@"
 }
-# recipients K: $K.m (maintainers) and $K.l (reviewers, lists) as $K.to
-# and $K.cc, each address once; with no maintainer, the lists are To:.
-recipients() {
-	uniq_addr "$tmp/$1.m" > "$tmp/$1.to"
-	uniq_addr "$tmp/$1.to" "$tmp/$1.l" | tail -n +"$(($(wc -l < "$tmp/$1.to") + 1))" > "$tmp/$1.cc"
-	if [ ! -s "$tmp/$1.to" ]; then
-		mv "$tmp/$1.cc" "$tmp/$1.to"
-		: > "$tmp/$1.cc"
+idx=$(mktemp) && rm -f "$idx"
+trap 'rm -f "$idx"' EXIT
+parent=$base
+for c in $(git -C "$TREE" rev-list --reverse "$base..$tip"); do
+	GIT_INDEX_FILE=$idx git -C "$TREE" read-tree "$c"
+	if m=$(git -C "$TREE" ls-tree "$c" MAINTAINERS | awk '{ print $3 }') && [ -n "$m" ]; then
+		nm=$(git -C "$TREE" cat-file blob "$m" | maintainers | git -C "$TREE" hash-object -w --stdin)
+		[ "$nm" = "$m" ] || GIT_INDEX_FILE=$idx git -C "$TREE" update-index --cacheinfo "100644,$nm,MAINTAINERS"
 	fi
-}
-mains=() lists=()
-for ((k = 1; k <= n; k++)); do
-	recipients "$k"
-	mains+=("$tmp/$k.m") lists+=("$tmp/$k.l")
+	tree=$(GIT_INDEX_FILE=$idx git -C "$TREE" write-tree)
+	IFS=$'\t' read -r an ae ad < <(git -C "$TREE" log -1 --format=$'%an\t%ae\t%aD' "$c")
+	if nobody "$ae"; then an=$name ae=$email; fi
+	parent=$(git -C "$TREE" log -1 --format=%B "$c" | sign |
+		GIT_AUTHOR_NAME=$an GIT_AUTHOR_EMAIL=$ae GIT_AUTHOR_DATE=$ad \
+		GIT_COMMITTER_NAME=$name GIT_COMMITTER_EMAIL=$email \
+		git -C "$TREE" commit-tree "$tree" -p "$parent") || die "cannot commit $c again as the sender's"
 done
-uniq_addr "${mains[@]}" > "$tmp/0.m"
-uniq_addr "${lists[@]}" > "$tmp/0.l"
-recipients 0
+left=$(git -C "$TREE" log --format='%an <%ae>%n%cn <%ce>%n%b' "$base..$parent" | grep -oE '<[^>]*>' | sort -u |
+	while read -r a; do a=${a#<}; ! nobody "${a%>}" || echo "$a"; done)
+left+=$(git -C "$TREE" diff "$base" "$parent" -- MAINTAINERS | { grep -E '^\+M:' || true; } | grep -oE '<[^>]*>' |
+	while read -r a; do a=${a#<}; ! nobody "${a%>}" || echo " $a"; done)
+[ -z "$left" ] || die "addresses no one reads are left in the commits: $left"
+lock "$post"
+worktree_ready "$post" "$parent"
+# Not "pidmap": that is the editing tree's branch, which must not move.
+branch=pidmap-post${topic:+-$topic}
+git -C "$post" checkout -q -f -B "$branch" "$parent" || die "cannot check out the posting in $post"
+git -C "$post" clean -q -fdx
+: > "$WORK/post.log"
 
-args=(-q --cover-letter --numbered --thread=shallow --base="$base" -o "$tmp/out")
-# git writes "v1" for -v1; a first posting has no version in its subject.
-[ "$version" -eq 1 ] || args+=(-v "$version")
-while read -r a; do args+=(--to="$a"); done < "$tmp/0.to"
-while read -r a; do args+=(--cc="$a"); done < "$tmp/0.cc"
-git -C "$TREE" format-patch "${args[@]}" "$base..$tip" ||
-	die "git format-patch $base..$tip failed"
-mapfile -t files < <(cd "$tmp/out" && ls -1 -- *.patch)
-[ ${#files[@]} -eq $((n + 1)) ] ||
-	die "git format-patch wrote ${#files[@]} files for $n patches and a cover letter"
-
-# The cover letter's subject (folded at 78 columns as git folds) and body.
-sed -n '3,$p' "$REPO/$cover" > "$tmp/body"
-SUBJECT=$subject BODY=$tmp/body awk '
-/^Subject: / && !s {
-	i = index($0, "*** SUBJECT HERE ***")
-	if (i) {
-		line = substr($0, 1, i - 1) ENVIRON["SUBJECT"]
-		while (length(line) > 78 && (j = match(substr(line, 1, 78), / [^ ]*$/)) > 1) {
-			print substr(line, 1, j - 1)
-			line = substr(line, j)
-		}
-		print line
-		s = 1
-		next
-	}
-}
-$0 == "*** BLURB HERE ***" && !b {
-	while ((getline l < ENVIRON["BODY"]) > 0) print l
-	b = 1
-	next
-}
-{ print }
-END { exit !(s && b) }' "$tmp/out/${files[0]}" > "$tmp/cover" ||
-	die "no *** SUBJECT HERE *** or *** BLURB HERE *** in git's ${files[0]}"
-mv "$tmp/cover" "$tmp/out/${files[0]}"
-grep -q "^base-commit: $base\$" "$tmp/out/${files[0]}" ||
-	die "${files[0]} has no base-commit: $base line"
-
-# Each patch goes to its own recipients: its To: and Cc: replace the union.
-vk=PATCH
-[ "$version" -eq 1 ] || vk="PATCH v$version"
-for ((k = 1; k <= n; k++)); do
-	f=$tmp/out/${files[k]}
-	kk=$(printf '%0*d' "${#n}" "$k")
-	grep -q "^Subject: \[$vk $kk/$n\] " "$f" || die "${files[k]} is not numbered [$vk $kk/$n]"
-	TO=$(cat "$tmp/$k.to") CC=$(cat "$tmp/$k.cc") awk '
-	function hdr(name, list,   m, a, i, h) {
-		m = split(list, a, "\n")
-		for (i = 1; i <= m; i++) if (a[i] != "") h = h (h == "" ? name ": " : ",\n    ") a[i]
-		if (h != "") print h
-	}
-	BEGIN { head = 1 }
-	head && /^(To|Cc):/ { skip = 1; next }
-	head && skip && /^[ \t]/ { next }
-	{ skip = 0 }
-	head && $0 == "" { hdr("To", ENVIRON["TO"]); hdr("Cc", ENVIRON["CC"]); head = 0 }
-	{ print }' "$f" > "$f.new" || die "cannot set the recipients of ${files[k]}"
-	mv "$f.new" "$f"
-done
-
-# What was written applies to the base and gives the commits mailed.
-check=$(cd "$tmp/out" && commit_patches "$base" "${files[@]:1}") ||
-	die "the mail written does not apply to $(base_tag) (above)"
-[ "$(git -C "$TREE" rev-parse "$check^{tree}")" = "$(git -C "$TREE" rev-parse "$tip^{tree}")" ] ||
-	die "the mail written applies to $(base_tag) but gives another tree than $tip"
-
+# b4: enroll, cover letter, revision, prefixes, recipients, messages.
+b4c() { (cd "$post" && b4 "$@") >> "$WORK/post.log" 2>&1 || die "b4 $* failed (log: $WORK/post.log)"; }
+b4c prep -e "$base"
+printf '%s\n' "$subject" "" > "$WORK/post.cover"
+sed -n '3,$p' "$REPO/$cover" >> "$WORK/post.cover"
+# b4 takes core.editor before $EDITOR: the "editor" copies the cover in.
+(
+	k=${GIT_CONFIG_COUNT:-0}
+	export GIT_CONFIG_COUNT=$((k + 1)) "GIT_CONFIG_KEY_$k=core.editor" \
+		"GIT_CONFIG_VALUE_$k=cp $(printf '%q' "$WORK/post.cover")"
+	b4c prep --edit-cover
+) || exit 1
+[ "$version" -eq 1 ] || b4c prep --force-revision "$version"
+[ -z "${RFC:-}" ] || b4c prep --set-prefixes RFC
+b4c prep --auto-to-cc
 out=$WORK/mail/v$version${topic:+-$topic}
 rm -rf "$out"
-mv "$tmp/out" "$out"
-for ((k = 0; k <= n; k++)); do
-	info "${files[k]}  (To: $(wc -l < "$tmp/$k.to"), Cc: $(wc -l < "$tmp/$k.cc"))"
+# -o writes and sends nothing; an SMTP server in the configuration keeps
+# b4 from its web endpoint, which would want the messages signed.
+k=${GIT_CONFIG_COUNT:-0}
+(
+	export GIT_CONFIG_COUNT=$((k + 1)) "GIT_CONFIG_KEY_$k=sendemail.smtpserver" "GIT_CONFIG_VALUE_$k=localhost"
+	b4c send --no-sign -o "$out"
+) || exit 1
+# b4 0.12 writes "[PATCH RFC vN ...]"; the lists' usage is "[RFC PATCH vN ...]".
+[ -z "${RFC:-}" ] || sed -i 's/^Subject: \[PATCH RFC /Subject: [RFC PATCH /' "$out"/*.eml
+mapfile -t files < <(cd "$out" && ls -1 -- *.eml)
+[ ${#files[@]} -eq $((n + 1)) ] ||
+	die "b4 wrote ${#files[@]} messages for $n patches and a cover letter (log: $WORK/post.log)"
+if grep -lE '(^|[^A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@([A-Za-z0-9-]+\.)*(example|invalid|test|localhost)\b' "$out"/*.eml >/dev/null; then
+	grep -nE '@([A-Za-z0-9-]+\.)*(example|invalid|test|localhost)\b' "$out"/*.eml | head -5 | sed 's/^/    /' >&2
+	die "the messages in $out still name an address no one reads"
+fi
+for f in "${files[@]}"; do
+	info "$f: $(sed -n 's/^Subject: //p' "$out/$f" | head -1)"
 done
-for r in to cc; do
-	info "cover letter ${r^}: $(awk '{ printf "%s%s", (NR > 1 ? ", " : ""), $0 }' "$tmp/0.$r")"
-done
-info "check, then send: git send-email --dry-run $out/*.patch"
+info "To/Cc of the cover letter: $(sed -n '/^To:/,/^[^ ]/p;/^Cc:/,/^[^ ]/p' "$out/${files[0]}" | grep -oE '<[^>]*>|[^ ,<>]+@[^ ,<>]+' | sort -u | wc -l) addresses"
+info "check, then send: git send-email --dry-run $out/*.eml (or 'b4 send' in $post, which tags the posting for 'b4 prep --compare-to')"
 echo "$out"

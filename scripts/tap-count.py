@@ -2,17 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0
 """Count the results in the TAP that the kselftest guest wrote.
 
-    tap-count.py [--known FILE] TAP
+    tap-count.py [--own PREFIX]... [--known FILE] TAP
 
 The guest brackets each program's output with "# selftest: NAME" and
 "# exit: NAME RC" and ends with "# guest done". A program counts one
 result per "ok"/"not ok" line; a program that exits non-zero without
 a failed case, prints fewer results than its plan, or never exits counts
 as one more failure, as does kernel warning output and a guest that never
-finished. An in-tree selftest (NAME intree/...) may print results without
-a plan (pidfd_poll_test) and is then judged by its results and exit code;
-one that prints no TAP result at all counts as one result by its exit
-code, as kselftest's runner does: 0 passed, 4 skipped, else failed.
+finished. NAME is DIR/PROGRAM. The series' own programs (NAME starts
+with an --own PREFIX, e.g. pid/) use kselftest_harness.h and must print a
+plan. Any other program may print results without a plan
+(pidfd_poll_test) and is then judged by its results and exit code; one
+that prints no TAP result at all counts as one result by its exit code,
+as kselftest's runner does: 0 passed, 4 skipped, else failed.
 
 FILE lists known failures, "NAME:CASE  reason" for one case (CASE is the
 text after the number of its "not ok" line) or "NAME  reason" for a whole
@@ -48,11 +50,15 @@ def read_known(path):
 def main():
     args = sys.argv[1:]
     known = {}
-    if len(args) == 3 and args[0] == '--known':
-        known = read_known(args[1])
+    own = []
+    while len(args) > 2 and args[0] in ('--own', '--known'):
+        if args[0] == '--own':
+            own.append(args[1])
+        else:
+            known = read_known(args[1])
         args = args[2:]
-    if len(args) != 1:
-        sys.exit('usage: tap-count.py [--known FILE] TAP')
+    if len(args) != 1 or args[0].startswith('--'):
+        sys.exit('usage: tap-count.py [--own PREFIX]... [--known FILE] TAP')
     lines = open(args[0], errors='replace').read().replace('\r', '').splitlines()
     passed = failed = skipped = nknown = 0
     problems = []
@@ -97,7 +103,8 @@ def main():
         if line.startswith('# exit: ') and prog:
             name = prog['name']
             rc = int(line.split()[-1]) if line.split()[-1].isdigit() else -1
-            if name.startswith('intree/') and prog['plan'] is None and prog['seen'] == 0:
+            mine = name.startswith(tuple(own)) if own else False
+            if not mine and prog['plan'] is None and prog['seen'] == 0:
                 if rc == 0:
                     passed += 1
                 elif rc == 4:
@@ -106,7 +113,7 @@ def main():
                 else:
                     fail(name, None, '%s: exit %d%s' % (
                         name, rc, ' (timeout)' if rc in (124, 137, 143) else ''), rc)
-            elif (prog['plan'] is None and not name.startswith('intree/')) or \
+            elif (prog['plan'] is None and mine) or \
                     (prog['plan'] is not None and prog['seen'] < prog['plan']):
                 fail(name, None, '%s: %d of %s results, exit %d%s' % (
                     name, prog['seen'], prog['plan'], rc,

@@ -4,7 +4,7 @@
 # output, no kernel needed. Each fixture in scripts/tests/ is run through its script
 # and compared with its NAME.expected (format: scripts/fixtures.sh).
 #   kunit/NAME.json    kunit-count.py [options in NAME.args] NAME.json
-#   tap/NAME.tap       tap-count.py [--known NAME.known] NAME.tap
+#   tap/NAME.tap       tap-count.py --own pid/ [--known NAME.known] NAME.tap
 #   summary/NAME.steps summary.sh on one "STEP: COUNTS" per line ("STEP:"
 #                      an empty .counts file, "STEP" none); the first line
 #                      of its output (package version) is left out
@@ -50,7 +50,8 @@ run() {
 		[ ! -f "$name.args" ] || read -r -a args < "$name.args"
 		python3 "$KUNIT_COUNT" "${args[@]}" "$name.json" ;;
 	tap)
-		[ ! -f "$name.known" ] || args=(--known "$name.known")
+		args=(--own pid/)
+		[ ! -f "$name.known" ] || args+=(--known "$name.known")
 		python3 "$TAP_COUNT" "${args[@]}" "$name.tap" ;;
 	summary)
 		summary "$name.steps" ;;

@@ -7,6 +7,7 @@
 
 GIT_REPO=$TREE/.git
 tag=$(base_tag)
+lock "$TREE"
 if ! git -C "$TREE" rev-parse -q --verify HEAD >/dev/null; then
 	say "checking out editing tree $TREE (branch pidmap at $tag)"
 	git -C "$TREE" checkout -q -B pidmap "$tag"

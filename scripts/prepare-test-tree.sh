@@ -8,7 +8,6 @@
 # With SRC=tree (or a path) it only checks that the tree exists: that tree
 # is built as it is.
 . "$(dirname "$0")/lib.sh"
-lock_work
 
 if [ "$(src_dir)" != "$CHECK" ]; then
 	src=$(src_dir)
@@ -17,6 +16,7 @@ if [ "$(src_dir)" != "$CHECK" ]; then
 	info "using $src as it is, uncommitted edits included ($(git -C "$src" status --porcelain --untracked-files=no | wc -l) files modified)"
 	exit 0
 fi
+lock "$CHECK"
 commit=$(series_commit) || die "no test tree: base + series/ could not be made (above)"
 if [ -d "$CHECK" ] && [ "$(git -C "$CHECK" rev-parse HEAD 2>/dev/null)" = "$commit" ]; then
 	state=unchanged
