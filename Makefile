@@ -15,7 +15,7 @@ SHELL := /bin/bash
 S := scripts
 VARIANT ?= default
 
-.PHONY: all check check-debug harness stress bench-harness check-configs check-prefixes check-kcsan kunit kselftest kselftest-pristine lint checkpatch bench deps base tree series boot clean help mail range-diff
+.PHONY: all check check-debug harness stress bench-harness check-configs check-prefixes check-kcsan kunit kselftest kselftest-pristine kselftest-run-tests lint checkpatch bench deps base tree series boot clean help mail range-diff
 
 all:                      ## the main job: apply series/, run KUnit (default variant) in QEMU
 	@$(S)/check.sh kunit-default
@@ -27,8 +27,8 @@ check:                    ## every test that fits 45 min cold: checkpatch, the u
 check-debug:              ## KUnit and the kselftests on the debug kernel (KASAN, lockdep, kmemleak, full preemption): an 8 min guest
 	@$(S)/check.sh kunit-debug kselftest-debug
 
-check-configs:            ## the long matrix: KUnit on i386, rt and arm64 64K pages; defconfig/allnoconfig links, i386, PREEMPT_RT builds
-	@DEPS=arm64 $(S)/check.sh kunit-i386 cfg-x86_64-defconfig-vmlinux cfg-x86_64-allnoconfig \
+check-configs:            ## the long matrix: KUnit on i386, rt and arm64 64K pages; defconfig/allnoconfig links, i386, PREEMPT_RT builds; kselftest-run-tests
+	@DEPS=arm64 $(S)/check.sh run-tests kunit-i386 cfg-x86_64-defconfig-vmlinux cfg-x86_64-allnoconfig \
 		cfg-i386-defconfig cfg-x86_64-rt kunit-rt kunit-arm64-64k
 
 check-prefixes:           ## every prefix of series/ builds and passes its KUnit suites (x86_64)
@@ -61,6 +61,9 @@ kselftest:                ## only the kselftests, on the kernel 'make kunit' bui
 
 kselftest-pristine:       ## the known-failures rule: the series' selftests and upstream's on pristine 6.12; only kselftest/known-failures.txt may fail (T=)
 	@$(S)/deps.sh && $(S)/base.sh && $(S)/prepare-test-tree.sh && PRISTINE=1 $(S)/kselftest.sh default
+
+kselftest-run-tests:      ## the series' selftests through the kernel's entry point, make -C tools/testing/selftests TARGETS=pid run_tests, in a guest whose root is this machine's (9p)
+	@$(S)/check.sh run-tests
 
 checkpatch:               ## only checkpatch --strict on series/
 	@$(S)/deps.sh && $(S)/base.sh && $(S)/prepare-test-tree.sh && $(S)/checkpatch.sh

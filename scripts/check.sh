@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # check.sh STEP...: the driver behind 'make' and 'make check'. Prepares the
 # test tree, runs each step (checkpatch, kunit-VARIANT, kselftest-VARIANT,
-# cfg-NAME (build-config.sh), lint, scripts-selftest (test-fixtures.sh),
+# cfg-NAME (build-config.sh), run-tests (run-tests.sh), lint, scripts-selftest (test-fixtures.sh),
 # harness (harness.sh: tools/testing/pidmap on the host))
 # even when an earlier one failed, and ends with the summary line.
 . "$(dirname "$0")/lib.sh"
@@ -34,6 +34,7 @@ for step in "${steps[@]}"; do
 	kunit-*)      "$REPO/scripts/kunit.sh" "${step#kunit-}" || true ;;
 	cfg-*)        "$REPO/scripts/build-config.sh" "${step#cfg-}" || true ;;
 	kselftest-*)  "$REPO/scripts/kselftest.sh" "${step#kselftest-}" || true ;;
+	run-tests)    "$REPO/scripts/run-tests.sh" || true ;;
 	scripts-selftest) "$REPO/scripts/test-fixtures.sh" || true ;;
 	*)            die "unknown step $step" ;;
 	esac
