@@ -68,13 +68,9 @@ TEST_F(session, setpgid_join_group)
 	struct child c1, c2, c3, c4;
 	pid_t u;
 
-	ASSERT_EQ(0, child_init(&c1));
-	c1.pgid = 0;
-	START(&c1);
-	ASSERT_EQ(0, child_init(&c2));
-	START(&c2);
-	ASSERT_EQ(0, child_init(&c4));
-	START(&c4);
+	SPAWN(&c1, c1.pgid = 0);
+	SPAWN(&c2);
+	SPAWN(&c4);
 	ASSERT_EQ(c1.pid, getpgid(c1.pid));
 	ASSERT_EQ(getpid(), getpgid(c2.pid));
 
@@ -84,10 +80,7 @@ TEST_F(session, setpgid_join_group)
 	EXPECT_EQ(c1.pid, proc_stat(c2.pid, 0, STAT_PGRP));
 
 	/* ... or a process joins one itself. */
-	ASSERT_EQ(0, child_init(&c3));
-	c3.fn = setpgid_join_fn;
-	c3.arg = c1.pid;
-	START(&c3);
+	SPAWN(&c3, c3.fn = setpgid_join_fn, c3.arg = c1.pid);
 	EXPECT_EQ(0, wait_exit(c3.pid));
 
 	/* The target must be a process group: a live pid is not enough. */
@@ -176,11 +169,8 @@ TEST_F(session, setpgid_eperm_other_session)
 {
 	struct child s;
 
-	ASSERT_EQ(0, child_init(&s));
-	s.new_session = true;
-	s.fn = setpgid_other_session_fn;
-	s.arg = getpid();
-	START(&s);
+	SPAWN(&s, s.new_session = true, s.fn = setpgid_other_session_fn,
+	      s.arg = getpid());
 	ASSERT_REPLY(&s, 0);
 	ASSERT_EQ(s.pid, getsid(s.pid));
 
@@ -225,10 +215,7 @@ TEST_F(session, setpgid_eperm_session_leader)
 {
 	struct child s;
 
-	ASSERT_EQ(0, child_init(&s));
-	s.new_session = true;
-	s.fn = setpgid_session_leader_fn;
-	START(&s);
+	SPAWN(&s, s.new_session = true, s.fn = setpgid_session_leader_fn);
 	EXPECT_EQ(0, wait_exit(s.pid));
 }
 
@@ -251,9 +238,7 @@ TEST_F(session, setpgid_esrch_not_child)
 	int gc = -1;
 	pid_t u;
 
-	ASSERT_EQ(0, child_init(&a));
-	a.fn = grandchild_fn;
-	START(&a);
+	SPAWN(&a, a.fn = grandchild_fn);
 	ASSERT_EQ(0, child_recv(&a, &gc, sizeof(gc)));
 	ASSERT_LT(0, gc);
 	ASSERT_EQ(getpid(), getpgid(gc));
@@ -324,16 +309,9 @@ TEST_F(session, kill_pgrp_members_only)
 	sigaddset(&set, SIGUSR2);
 	ASSERT_EQ(0, sigprocmask(SIG_BLOCK, &set, NULL));
 
-	ASSERT_EQ(0, child_init(&a1));
-	a1.pgid = 0;
-	START(&a1);
-	ASSERT_EQ(0, child_init(&a2));
-	a2.pgid = a1.pid;
-	a2.nthreads = 2;
-	START(&a2);
-	ASSERT_EQ(0, child_init(&a3));
-	a3.pgid = a1.pid;
-	START(&a3);
+	SPAWN(&a1, a1.pgid = 0);
+	SPAWN(&a2, a2.pgid = a1.pid, a2.nthreads = 2);
+	SPAWN(&a3, a3.pgid = a1.pid);
 	ASSERT_EQ(0, child_init(&o));	/* a group of its own */
 	o.pgid = 0;
 	START(&o);
@@ -397,20 +375,11 @@ TEST_F(session, kill_zero_own_group)
 	sigaddset(&set, SIGUSR2);
 	ASSERT_EQ(0, sigprocmask(SIG_BLOCK, &set, NULL));
 
-	ASSERT_EQ(0, child_init(&b1));
-	START(&b1);
-	ASSERT_EQ(0, child_init(&b2));
-	b2.nthreads = 1;
-	START(&b2);
-	ASSERT_EQ(0, child_init(&o));
-	o.pgid = 0;
-	START(&o);
-	ASSERT_EQ(0, child_init(&g1));
-	g1.pgid = 0;
-	START(&g1);
-	ASSERT_EQ(0, child_init(&g2));
-	g2.pgid = g1.pid;
-	START(&g2);
+	SPAWN(&b1);
+	SPAWN(&b2, b2.nthreads = 1);
+	SPAWN(&o, o.pgid = 0);
+	SPAWN(&g1, g1.pgid = 0);
+	SPAWN(&g2, g2.pgid = g1.pid);
 
 	/* kill(0) from the test: its group is the test, b1 and b2 */
 	ASSERT_EQ(0, kill(0, SIGUSR1));
@@ -423,10 +392,7 @@ TEST_F(session, kill_zero_own_group)
 	EXPECT_EQ(SIGUSR1, sigtimedwait(&set, NULL, &ts));
 
 	/* kill(0) from a member of g1 */
-	ASSERT_EQ(0, child_init(&g3));
-	g3.pgid = g1.pid;
-	g3.fn = kill_zero_fn;
-	START(&g3);
+	SPAWN(&g3, g3.pgid = g1.pid, g3.fn = kill_zero_fn);
 	EXPECT_EQ(0, wait_exit(g3.pid));
 	expect_rec(_metadata, "g1", &g1, 1, SIGUSR2, 0, SI_USER, g3.pid);
 	expect_rec(_metadata, "g2", &g2, 1, SIGUSR2, 0, SI_USER, g3.pid);
@@ -479,11 +445,7 @@ static void orphan_scenario(struct __test_metadata *_metadata, bool stop)
 	b.stop = stop;
 	ASSERT_EQ(0, child_init(&b2));
 	b2.no_pdeathsig = true;
-	ASSERT_EQ(0, child_init(&a));
-	a.new_session = true;
-	a.fn = orphan_parent_fn;
-	a.data = &t;
-	START(&a);
+	SPAWN(&a, a.new_session = true, a.fn = orphan_parent_fn, a.data = &t);
 	child_forget_ends(&b);
 	child_forget_ends(&b2);
 	ASSERT_EQ(0, child_ready(&b));
@@ -545,18 +507,10 @@ static void check_sigio(struct __test_metadata *_metadata, int rfd, int wfd)
 	sigaddset(&set, SIGIO);
 	ASSERT_EQ(0, sigprocmask(SIG_BLOCK, &set, NULL));
 
-	ASSERT_EQ(0, child_init(&p1));
-	p1.pgid = 0;
-	START(&p1);
-	ASSERT_EQ(0, child_init(&p2));
-	p2.pgid = p1.pid;
-	p2.nthreads = 1;
-	START(&p2);
-	ASSERT_EQ(0, child_init(&o));
-	o.pgid = 0;
-	START(&o);
-	ASSERT_EQ(0, child_init(&o2));
-	START(&o2);
+	SPAWN(&p1, p1.pgid = 0);
+	SPAWN(&p2, p2.pgid = p1.pid, p2.nthreads = 1);
+	SPAWN(&o, o.pgid = 0);
+	SPAWN(&o2);
 
 	ASSERT_EQ(0, fcntl(rfd, F_SETOWN, -p1.pid));
 	ASSERT_EQ(-p1.pid, fcntl(rfd, F_GETOWN));

@@ -47,9 +47,7 @@ TEST_F(session, setpriority_process_thread)
 
 	if (geteuid())
 		SKIP(return, "needs root");
-	ASSERT_EQ(0, child_init(&c));
-	c.nthreads = 2;
-	START(&c);
+	SPAWN(&c, c.nthreads = 2);
 	n = list_tids(c.pid, tids, 4);
 	ASSERT_EQ(3, n);
 	for (i = 0; i < n; i++) {
@@ -97,18 +95,9 @@ TEST_F(session, setpriority_pgrp)
 
 	if (geteuid())
 		SKIP(return, "needs root");
-	ASSERT_EQ(0, child_init(&p1));
-	p1.pgid = 0;
-	p1.nthreads = 1;
-	START(&p1);
-	ASSERT_EQ(0, child_init(&p2));
-	p2.pgid = p1.pid;
-	p2.nthreads = 2;
-	START(&p2);
-	ASSERT_EQ(0, child_init(&o));
-	o.pgid = 0;
-	o.nthreads = 1;
-	START(&o);
+	SPAWN(&p1, p1.pgid = 0, p1.nthreads = 1);
+	SPAWN(&p2, p2.pgid = p1.pid, p2.nthreads = 2);
+	SPAWN(&o, o.pgid = 0, o.nthreads = 1);
 
 	ASSERT_EQ(0, setpriority(PRIO_PGRP, p1.pid, 5));
 	expect_nice(_metadata, p1.pid, 5);
@@ -201,12 +190,8 @@ TEST_F(session, setpriority_unpriv_eacces)
 
 	if (geteuid())
 		SKIP(return, "needs root");
-	ASSERT_EQ(0, child_init(&c));
-	c.uid = UID_A;
-	c.pgid = 0;
-	c.nthreads = 1;
-	c.fn = unpriv_nice_fn;
-	START(&c);
+	SPAWN(&c, c.uid = UID_A, c.pgid = 0, c.nthreads = 1,
+	      c.fn = unpriv_nice_fn);
 	EXPECT_EQ(0, wait_exit(c.pid));
 }
 
@@ -235,17 +220,9 @@ TEST_F(session, setpriority_unpriv_eperm)
 
 	if (geteuid())
 		SKIP(return, "needs root");
-	ASSERT_EQ(0, child_init(&v));
-	v.uid = UID_B;
-	v.pgid = 0;
-	v.nthreads = 1;
-	START(&v);
-	ASSERT_EQ(0, child_init(&w));
-	w.uid = UID_A;
-	w.pgid = 0;
-	w.fn = unpriv_other_user_fn;
-	w.arg = v.pid;
-	START(&w);
+	SPAWN(&v, v.uid = UID_B, v.pgid = 0, v.nthreads = 1);
+	SPAWN(&w, w.uid = UID_A, w.pgid = 0, w.fn = unpriv_other_user_fn,
+	      w.arg = v.pid);
 	EXPECT_EQ(0, wait_exit(w.pid));
 	expect_nice(_metadata, v.pid, 0);
 	EXPECT_NICE(getpid(), getpid(), 0);
@@ -264,22 +241,11 @@ TEST_F(session, ioprio_pgrp)
 	int o_prio, t_prio;
 	pid_t t, u;
 
-	if (geteuid())
-		SKIP(return, "needs root");
-	if (!have_ioprio(_metadata))
+	if (!root_with_ioprio(_metadata))
 		return;
-	ASSERT_EQ(0, child_init(&p1));
-	p1.pgid = 0;
-	p1.nthreads = 1;
-	START(&p1);
-	ASSERT_EQ(0, child_init(&p2));
-	p2.pgid = p1.pid;
-	p2.nthreads = 1;
-	START(&p2);
-	ASSERT_EQ(0, child_init(&o));
-	o.pgid = 0;
-	o.nthreads = 1;
-	START(&o);
+	SPAWN(&p1, p1.pgid = 0, p1.nthreads = 1);
+	SPAWN(&p2, p2.pgid = p1.pid, p2.nthreads = 1);
+	SPAWN(&o, o.pgid = 0, o.nthreads = 1);
 	o_prio = sys_ioprio_get(IOPRIO_WHO_PROCESS, o.pid);
 	ASSERT_LE(0, o_prio);
 	t_prio = sys_ioprio_get(IOPRIO_WHO_PROCESS, 0);

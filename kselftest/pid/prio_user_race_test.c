@@ -108,9 +108,7 @@ TEST_F_TIMEOUT(session, prio_user_flip_storm, 120)
 
 	if (geteuid())
 		SKIP(return, "needs root");
-	ASSERT_EQ(0, child_init(&v));
-	v.fn = flip_storm_fn;
-	START(&v);
+	SPAWN(&v, v.fn = flip_storm_fn);
 	ASSERT_REPLY(&v, 0);
 
 	for (i = 0; i < STORM_CALLS; i++) {

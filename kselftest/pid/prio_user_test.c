@@ -71,19 +71,9 @@ TEST_F(session, setpriority_user)
 
 	if (geteuid())
 		SKIP(return, "needs root");
-	ASSERT_EQ(0, child_init(&u1));
-	u1.uid = UID_A;
-	u1.nthreads = 2;
-	START(&u1);
-	ASSERT_EQ(0, child_init(&u2));
-	u2.uid = UID_A;
-	u2.pgid = 0;
-	u2.nthreads = 1;
-	START(&u2);
-	ASSERT_EQ(0, child_init(&v));
-	v.uid = UID_B;
-	v.nthreads = 1;
-	START(&v);
+	SPAWN(&u1, u1.uid = UID_A, u1.nthreads = 2);
+	SPAWN(&u2, u2.uid = UID_A, u2.pgid = 0, u2.nthreads = 1);
+	SPAWN(&v, v.uid = UID_B, v.nthreads = 1);
 
 	/* A uid without processes. */
 	ASSERT_ERRNO(ESRCH, setpriority(PRIO_USER, UID_NONE, 1));
@@ -157,23 +147,11 @@ TEST_F(session, ioprio_user)
 	int v_prio, t_prio;
 	pid_t t;
 
-	if (geteuid())
-		SKIP(return, "needs root");
-	if (!have_ioprio(_metadata))
+	if (!root_with_ioprio(_metadata))
 		return;
-	ASSERT_EQ(0, child_init(&u1));
-	u1.uid = UID_A;
-	u1.nthreads = 2;
-	START(&u1);
-	ASSERT_EQ(0, child_init(&u2));
-	u2.uid = UID_A;
-	u2.pgid = 0;
-	START(&u2);
-	ASSERT_EQ(0, child_init(&v));
-	v.uid = UID_B;
-	v.pgid = 0;
-	v.nthreads = 1;
-	START(&v);
+	SPAWN(&u1, u1.uid = UID_A, u1.nthreads = 2);
+	SPAWN(&u2, u2.uid = UID_A, u2.pgid = 0);
+	SPAWN(&v, v.uid = UID_B, v.pgid = 0, v.nthreads = 1);
 	v_prio = sys_ioprio_get(IOPRIO_WHO_PROCESS, v.pid);
 	ASSERT_LE(0, v_prio);
 	t_prio = sys_ioprio_get(IOPRIO_WHO_PROCESS, 0);
@@ -196,12 +174,8 @@ TEST_F(session, ioprio_user)
 	EXPECT_EQ(be2, sys_ioprio_get(IOPRIO_WHO_USER, UID_A));
 
 	/* Unprivileged callers reach only their own uid. */
-	ASSERT_EQ(0, child_init(&w));
-	w.uid = UID_A;
-	w.pgid = 0;
-	w.fn = unpriv_ioprio_fn;
-	w.arg = v.pid;
-	START(&w);
+	SPAWN(&w, w.uid = UID_A, w.pgid = 0, w.fn = unpriv_ioprio_fn,
+	      w.arg = v.pid);
 	EXPECT_EQ(0, wait_exit(w.pid));
 	expect_ioprio(_metadata, v.pid, v_prio);
 	EXPECT_EQ(be2, sys_ioprio_get(IOPRIO_WHO_USER, UID_A));
@@ -703,23 +677,11 @@ TEST_F(session, prio_user_threads)
 	struct model m = { 0 };
 	struct child u1, u2, v;
 
-	if (geteuid())
-		SKIP(return, "needs root");
-	if (!have_ioprio(_metadata))
+	if (!root_with_ioprio(_metadata))
 		return;
-	ASSERT_EQ(0, child_init(&u1));
-	u1.uid = UID_A;
-	u1.nthreads = 3;
-	START(&u1);
-	ASSERT_EQ(0, child_init(&u2));
-	u2.uid = UID_A;
-	u2.pgid = 0;
-	u2.nthreads = 2;
-	START(&u2);
-	ASSERT_EQ(0, child_init(&v));
-	v.uid = UID_B;
-	v.nthreads = 2;
-	START(&v);
+	SPAWN(&u1, u1.uid = UID_A, u1.nthreads = 3);
+	SPAWN(&u2, u2.uid = UID_A, u2.pgid = 0, u2.nthreads = 2);
+	SPAWN(&v, v.uid = UID_B, v.nthreads = 2);
 	ASSERT_EQ(4, model_add_all(_metadata, &m, u1.pid, UID_A, 4,
 				   IOPRIO_BE(4)));
 	ASSERT_EQ(3, model_add_all(_metadata, &m, u2.pid, UID_A, 3,
@@ -758,15 +720,10 @@ TEST_F(session, prio_user_thread_setresuid)
 	pid_t t[4];
 	int i;
 
-	if (geteuid())
-		SKIP(return, "needs root");
-	if (!have_ioprio(_metadata))
+	if (!root_with_ioprio(_metadata))
 		return;
 	CREW_START(&p, t, 4);
-	ASSERT_EQ(0, child_init(&v));
-	v.uid = UID_B;
-	v.nthreads = 1;
-	START(&v);
+	SPAWN(&v, v.uid = UID_B, v.nthreads = 1);
 	for (i = 0; i < 4; i++) {
 		ASSERT_EQ(UID_A, crew_cmd(&p, i, 'r', 0));
 		model_add(_metadata, &m, p.pid, t[i], UID_A, 3 + i,
@@ -881,15 +838,9 @@ TEST_F(session, prio_user_uid_change_after_fork)
 	pid_t tq, tids[4];
 	int i;
 
-	if (geteuid())
-		SKIP(return, "needs root");
-	if (!have_ioprio(_metadata))
+	if (!root_with_ioprio(_metadata))
 		return;
-	ASSERT_EQ(0, child_init(&r));
-	r.nthreads = 2;
-	r.fn = switch_uid_fn;
-	r.arg = UID_A;
-	START(&r);
+	SPAWN(&r, r.nthreads = 2, r.fn = switch_uid_fn, r.arg = UID_A);
 	/* Still root: uid A has no thread at all. */
 	model_check(_metadata, &m);
 	ASSERT_ERRNO(ESRCH, getpriority(PRIO_USER, UID_A));
@@ -906,10 +857,7 @@ TEST_F(session, prio_user_uid_change_after_fork)
 	q.nthreads = 2;
 	q.fn = switch_uid_fn;
 	q.arg = UID_B;
-	ASSERT_EQ(0, child_init(&p));
-	p.fn = fork_as_a_fn;
-	p.data = &t;
-	START(&p);
+	SPAWN(&p, p.fn = fork_as_a_fn, p.data = &t);
 	child_forget_ends(&q);
 	ASSERT_EQ(0, child_ready(&q));
 	ASSERT_REPLY(&p, 0);
@@ -957,15 +905,10 @@ TEST_F(session, prio_user_exit_reaped)
 	pid_t t[4];
 	int i;
 
-	if (geteuid())
-		SKIP(return, "needs root");
-	if (!have_ioprio(_metadata))
+	if (!root_with_ioprio(_metadata))
 		return;
 	CREW_START(&p, t, 4);
-	ASSERT_EQ(0, child_init(&v));
-	v.uid = UID_B;
-	v.nthreads = 1;
-	START(&v);
+	SPAWN(&v, v.uid = UID_B, v.nthreads = 1);
 	for (i = 0; i < 4; i++)
 		model_add(_metadata, &m, p.pid, t[i], UID_A, 4, IOPRIO_BE(4));
 	model_add_all(_metadata, &m, v.pid, UID_B, 6, IOPRIO_BE(6));
@@ -1032,14 +975,9 @@ TEST_F(session, prio_user_zombie)
 {
 	struct child z;
 
-	if (geteuid())
-		SKIP(return, "needs root");
-	if (!have_ioprio(_metadata))
+	if (!root_with_ioprio(_metadata))
 		return;
-	ASSERT_EQ(0, child_init(&z));
-	z.uid = UID_A;
-	z.nthreads = 2;
-	START(&z);
+	SPAWN(&z, z.uid = UID_A, z.nthreads = 2);
 	ASSERT_EQ(0, setpriority(PRIO_USER, UID_A, 3));
 	ASSERT_EQ(0, sys_ioprio_set(IOPRIO_WHO_USER, UID_A, IOPRIO_BE(2)));
 	EXPECT_EQ(IOPRIO_BE(2), sys_ioprio_get(IOPRIO_WHO_USER, UID_A));
@@ -1125,9 +1063,7 @@ TEST_F(session, prio_user_exec)
 	pid_t x, y, tx, ty, tids[4];
 	char ch = 0;
 
-	if (geteuid())
-		SKIP(return, "needs root");
-	if (!have_ioprio(_metadata))
+	if (!root_with_ioprio(_metadata))
 		return;
 	ASSERT_EQ(0, pipe(go1));
 	ASSERT_EQ(0, pipe(rep1));
@@ -1239,16 +1175,10 @@ TEST_F(session, prio_user_many_threads)
 	struct child u, v;
 	int i, n;
 
-	if (geteuid())
-		SKIP(return, "needs root");
-	if (!have_ioprio(_metadata))
+	if (!root_with_ioprio(_metadata))
 		return;
 	memset(&m, 0, sizeof(m));
-	ASSERT_EQ(0, child_init(&u));
-	u.uid = UID_A;
-	u.fn = many_threads_fn;
-	u.arg = MANY_THREADS;
-	START(&u);
+	SPAWN(&u, u.uid = UID_A, u.fn = many_threads_fn, u.arg = MANY_THREADS);
 	ASSERT_REPLY(&u, MANY_THREADS + 1);
 	/* The short-lived threads may not have been released yet. */
 	do {
@@ -1258,10 +1188,7 @@ TEST_F(session, prio_user_many_threads)
 		usleep(5000);
 	} while (now_ms() < deadline);
 	ASSERT_EQ(MANY_THREADS + 1, n);
-	ASSERT_EQ(0, child_init(&v));
-	v.uid = UID_B;
-	v.nthreads = 1;
-	START(&v);
+	SPAWN(&v, v.uid = UID_B, v.nthreads = 1);
 
 	for (i = 0; i < n; i++)
 		model_add(_metadata, &m, u.pid, tids[i], UID_A, 1 + i % 15,
@@ -1352,9 +1279,7 @@ TEST_F(session, prio_user_unpriv)
 	pid_t t[4];
 	int i;
 
-	if (geteuid())
-		SKIP(return, "needs root");
-	if (!have_ioprio(_metadata))
+	if (!root_with_ioprio(_metadata))
 		return;
 	/*
 	 * t[0], t[1]: uid A without capabilities (saved uid A too);
@@ -1364,10 +1289,7 @@ TEST_F(session, prio_user_unpriv)
 	CREW(&p, 0, 'U', UID_A);
 	CREW(&p, 1, 'U', UID_A);
 	CREW(&p, 2, 'U', UID_B);
-	ASSERT_EQ(0, child_init(&v));
-	v.uid = UID_B;
-	v.nthreads = 1;
-	START(&v);
+	SPAWN(&v, v.uid = UID_B, v.nthreads = 1);
 	for (i = 0; i < 4; i++)
 		if (i != 2)
 			model_add(_metadata, &m, p.pid, t[i], UID_A, 10,
@@ -1376,12 +1298,8 @@ TEST_F(session, prio_user_unpriv)
 	model_add_all(_metadata, &m, v.pid, UID_B, 9, IOPRIO_BE(5));
 	model_check(_metadata, &m);
 
-	ASSERT_EQ(0, child_init(&w));
-	w.uid = UID_A;
-	w.pgid = 0;
-	w.fn = unpriv_user_fn;
-	w.data = &b;
-	START(&w);
+	SPAWN(&w, w.uid = UID_A, w.pgid = 0, w.fn = unpriv_user_fn,
+	      w.data = &b);
 	ASSERT_REPLY(&w, 0);
 	/* EPERM for t[3] alone; its uid-A siblings went to 11. */
 	EXPECT_NICE(p.pid, t[0], 11);
@@ -1426,9 +1344,7 @@ TEST_F(session, prio_user_high_uid)
 
 	if (geteuid())
 		SKIP(return, "needs root");
-	ASSERT_EQ(0, child_init(&v));
-	v.uid = UID_HIGH;
-	START(&v);
+	SPAWN(&v, v.uid = UID_HIGH);
 
 	errno = 0;
 	EXPECT_EQ(0, getpriority(PRIO_USER, UID_HIGH));

@@ -61,10 +61,7 @@ TEST_F(session, setsid_new_session)
 	struct child c;
 
 	ASSERT_LE(0, sid);
-	ASSERT_EQ(0, child_init(&c));
-	c.fn = setsid_new_session_fn;
-	c.arg = sid;
-	START(&c);
+	SPAWN(&c, c.fn = setsid_new_session_fn, c.arg = sid);
 	ASSERT_REPLY(&c, 0);
 	EXPECT_EQ(c.pid, getsid(c.pid));
 	EXPECT_EQ(c.pid, getpgid(c.pid));
@@ -112,11 +109,7 @@ TEST_F(session, setsid_drops_ctty)
 
 	if (pty_open(&pty))
 		SKIP(return, "no pty: %s", strerror(errno));
-	ASSERT_EQ(0, child_init(&c));
-	c.new_session = true;
-	c.fn = setsid_ctty_fn;
-	c.data = &t;
-	START(&c);
+	SPAWN(&c, c.new_session = true, c.fn = setsid_ctty_fn, c.data = &t);
 	EXPECT_EQ(0, wait_exit(c.pid));
 }
 
@@ -150,16 +143,10 @@ TEST_F(session, setsid_eperm_group_leader)
 	ASSERT_ERRNO(EPERM, setsid());
 	EXPECT_EQ(sid, getsid(0));
 
-	ASSERT_EQ(0, child_init(&c1));
-	c1.pgid = 0;
-	c1.fn = setsid_group_leader_fn;
-	START(&c1);
+	SPAWN(&c1, c1.pgid = 0, c1.fn = setsid_group_leader_fn);
 	EXPECT_EQ(0, wait_exit(c1.pid));
 
-	ASSERT_EQ(0, child_init(&c2));
-	c2.new_session = true;
-	c2.fn = setsid_twice_fn;
-	START(&c2);
+	SPAWN(&c2, c2.new_session = true, c2.fn = setsid_twice_fn);
 	EXPECT_EQ(0, wait_exit(c2.pid));
 }
 
@@ -185,14 +172,8 @@ TEST_F(session, setsid_eperm_pgid_in_use)
 {
 	struct child a, b;
 
-	ASSERT_EQ(0, child_init(&a));
-	a.pgid = 0;
-	a.fn = setsid_pgid_in_use_fn;
-	a.arg = getpid();
-	START(&a);
-	ASSERT_EQ(0, child_init(&b));
-	b.pgid = a.pid;
-	START(&b);
+	SPAWN(&a, a.pgid = 0, a.fn = setsid_pgid_in_use_fn, a.arg = getpid());
+	SPAWN(&b, b.pgid = a.pid);
 	ASSERT_EQ(a.pid, getpgid(b.pid));
 
 	ASSERT_EQ(0, setpgid(a.pid, getpid()));
@@ -225,15 +206,9 @@ TEST_F(session, getsid_getpgid_values)
 	EXPECT_EQ(sid, proc_stat(0, 0, STAT_SESSION));
 	EXPECT_EQ(getpid(), proc_stat(0, 0, STAT_PGRP));
 
-	ASSERT_EQ(0, child_init(&c1));
-	c1.nthreads = 1;
-	START(&c1);
-	ASSERT_EQ(0, child_init(&c2));
-	c2.pgid = 0;
-	START(&c2);
-	ASSERT_EQ(0, child_init(&c3));
-	c3.new_session = true;
-	START(&c3);
+	SPAWN(&c1, c1.nthreads = 1);
+	SPAWN(&c2, c2.pgid = 0);
+	SPAWN(&c3, c3.new_session = true);
 
 	/* A child inherits group and session. */
 	EXPECT_EQ(getpid(), getpgid(c1.pid));

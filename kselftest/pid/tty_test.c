@@ -89,11 +89,8 @@ TEST_F(session, tty_tiocsctty_leader)
 
 	if (pty_open(&pty))
 		SKIP(return, "no pty: %s", strerror(errno));
-	ASSERT_EQ(0, child_init(&c));
-	c.new_session = true;
-	c.fn = tiocsctty_leader_fn;
-	c.data = &t;
-	START(&c);
+	SPAWN(&c, c.new_session = true, c.fn = tiocsctty_leader_fn,
+	      c.data = &t);
 	ASSERT_REPLY(&c, 0);
 
 	/* The master reports the slave's session and foreground group. */
@@ -148,12 +145,8 @@ TEST_F(session, tty_open_sets_ctty)
 
 	if (pty_open(&pty))
 		SKIP(return, "no pty: %s", strerror(errno));
-	ASSERT_EQ(0, child_init(&c1));
-	c1.new_session = true;
-	c1.fn = open_ctty_fn;
-	c1.data = &t;
-	c1.arg = 1;
-	START(&c1);
+	SPAWN(&c1, c1.new_session = true, c1.fn = open_ctty_fn, c1.data = &t,
+	      c1.arg = 1);
 	ASSERT_REPLY(&c1, 0);
 	EXPECT_EQ(c1.pid, tiocgsid(pty.master));
 
@@ -216,20 +209,13 @@ TEST_F(session, tty_tiocsctty_eperm_not_leader)
 		SKIP(return, "no pty: %s", strerror(errno));
 	if (pty_open(&pty2))
 		SKIP(return, "no pty: %s", strerror(errno));
-	ASSERT_EQ(0, child_init(&c1));
-	c1.pgid = 0;
-	c1.fn = tiocsctty_not_leader_fn;
-	c1.data = &t;
-	START(&c1);
+	SPAWN(&c1, c1.pgid = 0, c1.fn = tiocsctty_not_leader_fn, c1.data = &t);
 	EXPECT_EQ(0, wait_exit(c1.pid));
 	ASSERT_ERRNO(ENOTTY, tiocgsid(pty.master));
 
 	/* A session leader that already has a controlling tty. */
-	ASSERT_EQ(0, child_init(&c2));
-	c2.new_session = true;
-	c2.fn = tiocsctty_has_ctty_fn;
-	c2.data = &t;
-	START(&c2);
+	SPAWN(&c2, c2.new_session = true, c2.fn = tiocsctty_has_ctty_fn,
+	      c2.data = &t);
 	EXPECT_EQ(0, wait_exit(c2.pid));
 	ASSERT_ERRNO(ENOTTY, tiocgsid(pty2.master));
 }
@@ -292,28 +278,16 @@ TEST_F(session, tty_tiocsctty_eperm_other_session)
 		SKIP(return, "needs root");
 	if (pty_open(&pty))
 		SKIP(return, "no pty: %s", strerror(errno));
-	ASSERT_EQ(0, child_init(&v));
-	v.new_session = true;
-	v.fn = steal_victim_fn;
-	v.data = &t;
-	START(&v);
+	SPAWN(&v, v.new_session = true, v.fn = steal_victim_fn, v.data = &t);
 	ASSERT_REPLY(&v, 0);
 	ASSERT_EQ(v.pid, tiocgsid(pty.master));
 
-	ASSERT_EQ(0, child_init(&u));
-	u.new_session = true;
-	u.fn = steal_unpriv_fn;
-	u.data = &t;
-	START(&u);
+	SPAWN(&u, u.new_session = true, u.fn = steal_unpriv_fn, u.data = &t);
 	EXPECT_EQ(0, wait_exit(u.pid));
 	EXPECT_EQ(v.pid, tiocgsid(pty.master));
 
 	/* With CAP_SYS_ADMIN and arg 1 the tty is stolen. */
-	ASSERT_EQ(0, child_init(&s));
-	s.new_session = true;
-	s.fn = steal_root_fn;
-	s.data = &t;
-	START(&s);
+	SPAWN(&s, s.new_session = true, s.fn = steal_root_fn, s.data = &t);
 	ASSERT_REPLY(&s, 0);
 	EXPECT_EQ(s.pid, tiocgsid(pty.master));
 	EXPECT_EQ(s.pid, tiocgpgrp(pty.master));
@@ -366,11 +340,7 @@ TEST_F(session, tty_tiocnotty_leader)
 	ASSERT_EQ(0, child_init(&d));	/* foreground: the leader's group */
 	ASSERT_EQ(0, child_init(&e));	/* background: a group of its own */
 	e.pgid = 0;
-	ASSERT_EQ(0, child_init(&c));
-	c.new_session = true;
-	c.fn = notty_leader_fn;
-	c.data = &t;
-	START(&c);
+	SPAWN(&c, c.new_session = true, c.fn = notty_leader_fn, c.data = &t);
 	child_forget_ends(&d);
 	child_forget_ends(&e);
 	ASSERT_EQ(0, child_ready(&d));
@@ -449,11 +419,8 @@ TEST_F(session, tty_tiocnotty_member)
 	d.pgid = 0;
 	d.fn = notty_member_fn;
 	d.data = &t;
-	ASSERT_EQ(0, child_init(&c));
-	c.new_session = true;
-	c.fn = notty_member_leader_fn;
-	c.data = &t;
-	START(&c);
+	SPAWN(&c, c.new_session = true, c.fn = notty_member_leader_fn,
+	      c.data = &t);
 	child_forget_ends(&d);
 	ASSERT_EQ(0, child_ready(&d));
 	ASSERT_REPLY(&c, 0);
@@ -532,12 +499,8 @@ TEST_F(session, tty_tcsetpgrp)
 	ASSERT_EQ(0, child_init(&d));	/* another group of the session */
 	d.pgid = 0;
 	ASSERT_EQ(0, child_init(&e));	/* member of the leader's group */
-	ASSERT_EQ(0, child_init(&c));
-	c.new_session = true;
-	c.fn = tcsetpgrp_fn;
-	c.data = &t;
-	c.arg = getpid();
-	START(&c);
+	SPAWN(&c, c.new_session = true, c.fn = tcsetpgrp_fn, c.data = &t,
+	      c.arg = getpid());
 	child_forget_ends(&d);
 	child_forget_ends(&e);
 	ASSERT_EQ(0, child_ready(&d));
@@ -591,11 +554,7 @@ TEST_F(session, tty_hangup_on_leader_exit)
 	ASSERT_EQ(0, child_init(&n));
 	n.pgid = 0;
 	n.no_pdeathsig = true;
-	ASSERT_EQ(0, child_init(&l));
-	l.new_session = true;
-	l.fn = hangup_leader_fn;
-	l.data = &t;
-	START(&l);
+	SPAWN(&l, l.new_session = true, l.fn = hangup_leader_fn, l.data = &t);
 	child_forget_ends(&m);
 	child_forget_ends(&n);
 	ASSERT_EQ(0, child_ready(&m));

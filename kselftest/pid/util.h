@@ -660,6 +660,18 @@ static inline int child_query(struct child *c, struct sigrec *r)
 	ASSERT_EQ(0, child_ready(__c));					\
 } while (0)
 
+/*
+ * SPAWN(c, settings): child_init(c), the settings (assignments to the
+ * fields of *c, separated by commas), then START(c):
+ *	SPAWN(&u1, u1.uid = UID_A, u1.nthreads = 2);
+ */
+#define SPAWN(c, ...) do {						\
+	struct child *__s = (c);					\
+	ASSERT_EQ(0, child_init(__s));					\
+	__VA_ARGS__;							\
+	START(__s);							\
+} while (0)
+
 #define ASSERT_REPLY(c, expected) do {					\
 	struct child *__c = (c);					\
 	int __reply = INT_MIN;						\
@@ -796,6 +808,14 @@ static inline bool have_ioprio(struct __test_metadata *_metadata)
 		SKIP(return false, "ioprio_get() fails: %s (CONFIG_BLOCK=n?)",
 		     strerror(errno));
 	return true;
+}
+
+/* Root, with ioprio_get() that works; or the test is skipped (false). */
+static inline bool root_with_ioprio(struct __test_metadata *_metadata)
+{
+	if (geteuid())
+		SKIP(return false, "needs root");
+	return have_ioprio(_metadata);
 }
 
 /*
