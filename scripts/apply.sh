@@ -1,36 +1,34 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# apply.sh DIR [FROM [TO]]: apply series/ in order on top of DIR's HEAD
-# with git am; only patches FROM..TO (1-based, inclusive) when given.
-# Each patch is first dry-run with GNU patch at --fuzz=0 so that a hunk
-# that needs fuzz or lands at an offset is refused by name. On failure
-# DIR is left at the last patch that applied, with no git am in progress.
+# apply.sh DIR [FROM [TO]]: apply series/ in order on top of DIR's HEAD,
+# only patches FROM..TO (1-based, inclusive) when given. commit_patches
+# (lib.sh) makes the commits, as git am would, without touching DIR, and
+# refuses by name a patch that does not apply or needs an offset; only
+# when all of them applied does DIR move to the last one (a fast-forward
+# of its checkout). On failure DIR is left as it was.
 . "$(dirname "$0")/lib.sh"
 
 dir=$1
-cd "$dir"
-git_identity
 mapfile -t patches < <(series_patches)
-n=${#patches[@]} i=0
+n=${#patches[@]}
 from=${2:-1} to=${3:-$n}
-for p in "${patches[@]}"; do
-	i=$((i + 1))
-	[ "$i" -ge "$from" ] && [ "$i" -le "$to" ] || continue
-	f=$REPO/series/$p
-	[ -f "$f" ] || die "series/series names $p, which is not in series/"
-	if ! out=$(patch -p1 --batch --dry-run --fuzz=0 -i "$f" 2>&1); then
-		printf '%s\n' "$out" | grep -E 'FAILED|checking|malformed|Only garbage|can.t find' >&2 || true
-		die "patch $i/$n series/$p does not apply (hunks above); tree left at $(git log -1 --format='%h %s')"
-	fi
-	if printf '%s\n' "$out" | grep -qE 'offset|fuzz'; then
-		bad=$(printf '%s\n' "$out" | grep -E 'checking|offset|fuzz')
-		printf '%s\n' "$bad" >&2
-		die "patch $i/$n series/$p applies only with offset or fuzz (above): regenerate it with 'make series'"
-	fi
-	if ! git am -q --no-3way "$f"; then
-		git am --abort || true
-		die "git am refused patch $i/$n series/$p; tree left at $(git log -1 --format='%h %s')"
-	fi
-	info "applied $i/$n $p"
+files=()
+for ((i = from; i <= to && i <= n; i++)); do
+	f=$REPO/series/${patches[i - 1]}
+	[ -f "$f" ] || die "series/series names ${patches[i - 1]}, which is not in series/"
+	files+=("$f")
 done
-[ "$n" -gt 0 ] || info "series/ is empty: nothing to apply"
+if [ ${#files[@]} -eq 0 ]; then
+	info "series/ is empty: nothing to apply"
+	exit 0
+fi
+head=$(git -C "$dir" rev-parse -q --verify HEAD) || die "$dir has no HEAD to apply series/ on"
+new=$(commit_patches --exact "$head" "${files[@]}") ||
+	die "patches $from-$to of series/ not applied: $dir is left at $(git -C "$dir" log -1 --format='%h %s')"
+git_identity
+git -C "$dir" merge -q --ff-only "$new" || die "cannot move $dir to the applied patches"
+i=$((from - 1))
+git -C "$dir" log --reverse --format=%s "$head..$new" | while IFS= read -r subject; do
+	i=$((i + 1))
+	info "applied $i/$n $subject"
+done

@@ -25,12 +25,12 @@ say()  { printf '%s==> %s%s\n' "$B" "$*" "$N"; }
 info() { printf '    %s\n' "$*"; }
 die()  { printf '%sERROR: %s%s\n' "$R" "$*" "$N" >&2; exit 1; }
 
-# git_identity: commits the pipeline makes (git am in the test and editing
-# trees) need a committer. A fresh machine has none configured, and git then
+# git_identity: commits the pipeline makes (commit_patches, for the test
+# and editing trees) need a committer. A fresh machine has none configured, and git then
 # refuses with "Committer identity unknown". Use one of our own only when
 # git cannot find the user's (environment, global or repository config).
 git_identity() {
-	git var GIT_COMMITTER_IDENT >/dev/null 2>&1 && return 0
+	git -C "$TREE" var GIT_COMMITTER_IDENT >/dev/null 2>&1 && return 0
 	export GIT_COMMITTER_NAME="pidmap scripts" GIT_COMMITTER_EMAIL="pidmap@localhost"
 	info "no git identity configured: committing as $GIT_COMMITTER_NAME <$GIT_COMMITTER_EMAIL>"
 }
@@ -245,36 +245,27 @@ worktree_ready() {
 }
 
 # series_commit: base + series/ as a commit of the editing tree's
-# repository; prints its id. The patches are applied (apply.sh: no fuzz,
-# no offset) in $WORK/apply, a worktree no build uses, so that trees that
-# are built (the test tree) can move to the result with a checkout that
-# touches only the files that differ. Cached by series_stamp.
+# repository (commit_patches --exact: no fuzz, no offset, no checkout); prints
+# its id. Trees that are built (the test tree) move to it with a checkout
+# that touches only the files that differ. Cached by series_stamp.
 series_commit() {
-	local dir=$WORK/apply stamp commit
+	local stamp s c commit p patches
 	stamp=$(series_stamp)
-	(
-		exec 8>"$WORK/.apply-lock"
-		flock 8
-		{ read -r s c < "$WORK/apply.stamp"; } 2>/dev/null || true
-		if [ "${s:-}" = "$stamp" ] && git -C "$TREE" cat-file -e "${c:-none}^{commit}" 2>/dev/null; then
-			echo "$c"
-			exit 0
-		fi
-		rm -f "$WORK/apply.stamp"
-		worktree_ready "$dir" "$(base_tag)" >&2
-		git -C "$dir" am --abort >/dev/null 2>&1 || true
-		rm -f "$(git -C "$dir" rev-parse --git-dir)/index.lock"
-		git -C "$dir" checkout -q -f --detach "$(base_tag)" >&2 ||
-			die "cannot check out $(base_tag) in $dir"
-		git -C "$dir" clean -q -fdx >&2 || die "git clean failed in $dir"
-		"$REPO/scripts/apply.sh" "$dir" >&2 || exit 1
-		commit=$(git -C "$dir" rev-parse HEAD)
-		# Keep the commit reachable: gc.auto is off, but a manual gc
-		# must not prune a tree the test tree may sit on.
-		git -C "$TREE" update-ref refs/pidmap/series "$commit"
-		echo "$stamp $commit" > "$WORK/apply.stamp"
-		echo "$commit"
-	)
+	{ read -r s c < "$WORK/apply.stamp"; } 2>/dev/null || true
+	if [ "${s:-}" = "$stamp" ] && git -C "$TREE" cat-file -e "${c:-none}^{commit}" 2>/dev/null; then
+		echo "$c"
+		return 0
+	fi
+	mapfile -t patches < <(series_patches)
+	for p in "${patches[@]}"; do
+		[ -f "$REPO/series/$p" ] || die "series/series names $p, which is not in series/"
+	done
+	commit=$(commit_patches --exact "$(base_tag)" "${patches[@]/#/$REPO/series/}") || return 1
+	# Keep the commit reachable: gc.auto is off, but a manual gc must
+	# not prune a tree the test tree may sit on.
+	git -C "$TREE" update-ref refs/pidmap/series "$commit"
+	echo "$stamp $commit" > "$WORK/apply.stamp.$$" && mv -f "$WORK/apply.stamp.$$" "$WORK/apply.stamp"
+	echo "$commit"
 }
 
 # tree_ready: the editing tree exists, is clean and sits on the base.
@@ -388,14 +379,21 @@ series_topic() {
 	$0 != "" && cur == t' "$REPO/series/series"
 }
 
-# commit_patches PARENT FILE...: the patch files applied, in order, on
-# PARENT as commits of the editing tree's repository, with no checkout:
-# each goes through git mailinfo (author, date and message, as git am
-# takes them), git apply --cached on a temporary index and git
-# commit-tree. Prints the last commit's id (PARENT when there is no
-# file). Dies naming the patch that does not apply; only unreferenced
-# objects are left behind then.
+# commit_patches [--exact] PARENT FILE...: the patch files applied, in
+# order, on PARENT as commits of the editing tree's repository, with no
+# checkout: each goes through git mailinfo (author, date and message, as
+# git am takes them; CRs at line ends are dropped, as git am drops them),
+# git apply --cached on a temporary index and git commit-tree. Prints the
+# last commit's id (PARENT when there is no file). A patch that does not
+# apply stops it with an error that names the patch and the hunks; with
+# --exact, so does one with a hunk that applies only at an offset (git
+# apply -v says so; it never fuzzes): series/ must apply exactly to the
+# base, while a topic alone (make mail) or an old revision (make
+# range-diff) may land at offsets. Only unreferenced objects are left
+# behind on failure. The one way the scripts apply patches.
 commit_patches() (
+	exact=
+	[ "$1" != --exact ] || { exact=1; shift; }
 	parent=$1
 	shift
 	tmp=$(mktemp -d) || die "cannot create a temporary directory"
@@ -405,10 +403,16 @@ commit_patches() (
 	git_identity >&2
 	field() { sed -n "s/^$1: //p" "$tmp/info"; }
 	for f in "$@"; do
-		git mailinfo "$tmp/msg" "$tmp/patch" < "$f" > "$tmp/info" ||
+		sed 's/\r$//' "$f" | git mailinfo "$tmp/msg" "$tmp/patch" > "$tmp/info" ||
 			die "git mailinfo cannot read $f"
-		git -C "$TREE" apply --cached "$tmp/patch" ||
-			die "${f##*/} does not apply on $(git -C "$TREE" log -1 --format='%h %s' "$parent")"
+		if ! out=$(LC_ALL=C git -C "$TREE" apply --cached -v "$tmp/patch" 2>&1); then
+			grep -vE '^(Checking patch|Applied patch)' <<<"$out" | sed 's/^/    /' >&2 || true
+			die "${f##*/} does not apply on $(git -C "$TREE" log -1 --format='%h %s' "$parent") (above)"
+		fi
+		if [ -n "$exact" ] && grep -qE '^Hunk #[0-9]+ succeeded at [0-9]+ \(offset' <<<"$out"; then
+			grep -E '^(Checking patch|Hunk #)' <<<"$out" | sed 's/^/    /' >&2 || true
+			die "${f##*/} applies only at an offset (above): regenerate it from the editing tree with 'make series'"
+		fi
 		tree=$(git -C "$TREE" write-tree)
 		parent=$({ field Subject; echo; cat "$tmp/msg"; } | git stripspace |
 			GIT_AUTHOR_NAME=$(field Author) GIT_AUTHOR_EMAIL=$(field Email) \

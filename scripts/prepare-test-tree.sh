@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Bring the test tree $CHECK to base + series/. It belongs to the scripts:
 # anything in it is discarded. The series is applied elsewhere
-# (series_commit, in $WORK/apply) and the test tree then checks the result
+# (series_commit, with no checkout) and the test tree then checks the result
 # out: git rewrites only the files that differ, so only they get new
 # mtimes and a build after a one-patch change stays incremental.
 # With SRC=tree (or a path) it only checks that the tree exists: that tree
@@ -17,6 +17,14 @@ if [ "$(src_dir)" != "$CHECK" ]; then
 	exit 0
 fi
 lock "$CHECK"
+# The series used to be applied in a worktree $WORK/apply (a whole kernel
+# tree): gone where an older version of these scripts left it.
+if [ -d "$WORK/apply" ]; then
+	git -C "$TREE" worktree remove --force "$WORK/apply" 2>/dev/null || rm -rf "$WORK/apply"
+	git -C "$TREE" worktree prune
+	rm -f "$WORK/.apply-lock"
+	info "removed $WORK/apply, which the scripts no longer use"
+fi
 commit=$(series_commit) || die "no test tree: base + series/ could not be made (above)"
 if [ -d "$CHECK" ] && [ "$(git -C "$CHECK" rev-parse HEAD 2>/dev/null)" = "$commit" ]; then
 	state=unchanged

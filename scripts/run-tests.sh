@@ -88,21 +88,25 @@ wait $pid || rc=$?
 info "guest ran $(( $(date +%s) - start )) s, qemu exit $rc"
 
 # Programs: run_tests' own lines "ok N selftests: DIR: PROG" against its
-# plan "1..N"; cases: the harness lines one level in ("# ok N name").
+# plan "1..N" (a program that skipped as a whole, "ok ... # SKIP", fails
+# the step: on this kernel every program has cases to run); cases: the
+# harness lines one level in ("# ok N name"), skips counted apart.
 tr -d '\r' < "$tap" > "$tap.txt"
-read -r plan ok bad cpass cfail cskip < <(awk -v d="$targets" '
+read -r plan ok pskip bad cpass cfail cskip < <(awk -v d="$targets" '
 	/^1\.\.[0-9]+$/ && !plan { plan = substr($0, 4) }
-	index($0, "ok ") == 1 && index($0, "selftests: " d ": ") { ok++ }
+	index($0, "ok ") == 1 && index($0, "selftests: " d ": ") { if (/# SKIP/) pskip++; else ok++ }
 	index($0, "not ok ") == 1 && index($0, "selftests: " d ": ") { bad++ }
 	/^# ok [0-9]+ / { if (/# SKIP/) cskip++; else cpass++ }
 	/^# not ok [0-9]+ / { cfail++ }
-	END { printf "%d %d %d %d %d %d\n", plan, ok, bad, cpass, cfail, cskip }' "$tap.txt")
+	END { printf "%d %d %d %d %d %d %d\n", plan, ok, pskip, bad, cpass, cfail, cskip }' "$tap.txt")
 exit_line=$(sed -n 's/^# run-tests exit: //p' "$tap.txt")
 warnings=$(sed -n 's/^# dmesg warnings: //p' "$tap.txt")
-info "run_tests: $ok of $plan programs ok, $bad not ok; cases: $cpass passed, $cfail failed, $cskip skipped"
+info "run_tests: $ok of $plan programs ok, $pskip skipped whole, $bad not ok; cases: $cpass passed, $cfail failed, $cskip skipped"
 problem=
 [ "$plan" -gt 0 ] || problem="run_tests printed no plan"
+[ -n "$problem" ] || [ "$pskip" -eq 0 ] || problem="$pskip programs skipped all their cases"
 [ -n "$problem" ] || [ "$ok" -eq "$plan" ] || problem="$((plan - ok)) of $plan programs not ok"
+[ -n "$problem" ] || [ "$rc" -eq 0 ] || problem="qemu exited $rc (124: GUEST_TIMEOUT)"
 [ -n "$problem" ] || [ "$cpass" -gt 0 ] || problem="no case result reached the TAP"
 [ -n "$problem" ] || [ "$cfail" -eq 0 ] || problem="$cfail cases not ok"
 [ -n "$problem" ] || [ "$exit_line" = 0 ] || problem="make run_tests exited ${exit_line:-never}"
