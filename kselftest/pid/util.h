@@ -771,29 +771,36 @@ static inline int sys_ioprio_get(int which, int who)
 		TH_LOG("nice of tid %d in /proc", __tid);		\
 } while (0)
 
-/* Every thread of @pid has nice value @nice. */
+/*
+ * Every thread of @pid has nice value @v (@ioprio false) or I/O priority
+ * @v (@ioprio true; as set, i.e. raw).
+ */
+static inline void expect_threads(struct __test_metadata *_metadata,
+				  pid_t pid, bool ioprio, int v)
+{
+	pid_t tids[16];
+	int i, n = list_tids(pid, tids, 16);
+
+	ASSERT_LT(0, n);
+	for (i = 0; i < n && i < 16; i++) {
+		if (!ioprio)
+			EXPECT_NICE(pid, tids[i], v);
+		else
+			EXPECT_EQ(v, sys_ioprio_get(IOPRIO_WHO_PROCESS, tids[i]))
+				TH_LOG("ioprio of tid %d", tids[i]);
+	}
+}
+
 static inline void expect_nice(struct __test_metadata *_metadata, pid_t pid,
 			       int nice)
 {
-	pid_t tids[16];
-	int i, n = list_tids(pid, tids, 16);
-
-	ASSERT_LT(0, n);
-	for (i = 0; i < n && i < 16; i++)
-		EXPECT_NICE(pid, tids[i], nice);
+	expect_threads(_metadata, pid, false, nice);
 }
 
-/* Every thread of @pid has I/O priority @ioprio (as set, i.e. raw). */
 static inline void expect_ioprio(struct __test_metadata *_metadata, pid_t pid,
 				 int ioprio)
 {
-	pid_t tids[16];
-	int i, n = list_tids(pid, tids, 16);
-
-	ASSERT_LT(0, n);
-	for (i = 0; i < n && i < 16; i++)
-		EXPECT_EQ(ioprio, sys_ioprio_get(IOPRIO_WHO_PROCESS, tids[i]))
-			TH_LOG("ioprio of tid %d", tids[i]);
+	expect_threads(_metadata, pid, true, ioprio);
 }
 
 /*
