@@ -13,8 +13,11 @@ PACKAGES=(
 	qemu-system-x86 busybox-static
 	libcap-dev
 	sparse
-	gcc-multilib qemu-user liburcu-dev
+	gcc-12-multilib qemu-user liburcu-dev
 )
+# gcc-12-multilib, not the gcc-multilib metapackage: that one conflicts
+# with gcc-12-aarch64-linux-gnu (group arm64), so apt-get would remove
+# the cross compiler of make check-configs to install it, and the reverse.
 # Every command the scripts (and the kernel's build and headers_install)
 # run. A fresh Debian 12 lacks some of them (rsync, for one): checked after
 # the install so that CI fails here, naming it, instead of half-way through.

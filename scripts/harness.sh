@@ -12,7 +12,7 @@
 #           lines pidmap's atomics move between threads; a benchmark, it
 #           fails only when the programs do not build or run
 #           (HARNESS_BENCH_ARGS: more pidmap-bench options, e.g. -r 11)
-# The 32-bit programs need gcc-multilib and, where the host kernel cannot
+# The 32-bit programs need gcc-12-multilib and, where the host kernel cannot
 # run 32-bit programs, qemu-i386 (qemu-user): deps.sh installs both, and a
 # check run without them fails.
 . "$(dirname "$0")/lib.sh"
@@ -51,7 +51,7 @@ check)
 	p=$(grep -c '^ok ' "$log" || true)
 	f=$(grep -c '^not ok ' "$log" || true)
 	if grep -q '^# no -m32' "$log"; then
-		info "FAIL the 32-bit checks did not run: install gcc-multilib and qemu-user (make deps)"
+		info "FAIL the 32-bit checks did not run: install gcc-12-multilib and qemu-user (make deps)"
 		f=$((f + 1))
 	fi
 	[ "$rc" -eq 0 ] || [ "$f" -gt 0 ] || f=1
