@@ -9,6 +9,9 @@
 #   -smp 2: setpriority/getpriority(PRIO_USER) latency for a user that
 #     owns one thread while 0, 10,000 and 50,000 threads of other users
 #     exist (bench/prio_user.c).
+# Then -smp 2, -icount, BENCH_ROUNDS boots each: one full listing of /proc
+# (getdents64) with 10 processes, one of them with 0, 10,000 and 100,000
+# extra threads (BENCH_PROC_SIZES; bench/proclist.c).
 # Then -smp 2 under plain TCG (no -icount: multi-threaded TCG runs the two
 # vCPUs on two host threads at once, so this row shows contention):
 # fork+exit+wait from two processes at once, BENCH_PAR_ROUNDS boots of
@@ -19,7 +22,8 @@
 # (CONFIG_LOCK_STAT=y), booted with -smp 2 under -icount, count per
 # fork+exit+wait the lock acquisitions, tasklist_lock's hold time and the
 # classes acquired and contended most.
-#   BENCH_PARTS="timing parallel lockstat"  the parts to run (default: all)
+#   BENCH_PARTS="timing proclist parallel lockstat"  the parts to run
+#       (default: all)
 #   BENCH_LOCKSTAT_BEFORE=REV      also the lock statistics of the test
 #       tree at REV (e.g. HEAD~4: the series without its last patches),
 #       in a table of their own against the patched kernel
@@ -35,7 +39,8 @@ SIZES=${BENCH_SIZES:-0 10000 50000}
 SMPS=${BENCH_SMP:-1 2}
 FORKS=${BENCH_FORKS:-1000}
 MANY=${BENCH_MANY:-100000}
-PARTS=${BENCH_PARTS:-timing parallel lockstat}
+PARTS=${BENCH_PARTS:-timing proclist parallel lockstat}
+PROC_SIZES=${BENCH_PROC_SIZES:-0 10000 100000}
 PAR_ROUNDS=${BENCH_PAR_ROUNDS:-5}
 PAR_FORKS=${BENCH_PAR_FORKS:-2000}
 BEFORE=${BENCH_LOCKSTAT_BEFORE:-}
@@ -47,7 +52,7 @@ PAR_TABLE="two processes at once, -smp 2, plain TCG (vCPUs in parallel, host tim
 
 pristine_tree=$(pristine_worktree)
 printf 'CONFIG_KUNIT=y\n' > "$BUILD/pristine.kunitconfig"
-if part timing || part parallel; then
+if part timing || part proclist || part parallel; then
 	[ -f "$patched" ] || die "no patched kernel at $patched: run 'make kunit' first"
 	say "bench: building pristine $(base_tag) in $BUILD/pristine"
 	pristine_build "$RESULTS/bench-pristine.log"
@@ -56,7 +61,7 @@ fi
 root=$BUILD/bench-system-root
 rm -rf "$root"
 mkdir -p "$root/bench"
-for prog in prio_user pidsys; do
+for prog in prio_user pidsys proclist; do
 	gcc -static -O2 -Wall -Werror -pthread -o "$root/bench/$prog" "$REPO/bench/$prog.c" ||
 		die "bench/$prog.c does not build"
 done
@@ -69,6 +74,8 @@ echo 1000000 > /proc/sys/kernel/threads-max
 echo 1000000 > /proc/sys/vm/max_map_count
 if grep -q pidsys.mode=lockstat /proc/cmdline; then
 	/bench/pidsys lockstat $FORKS
+elif grep -q pidsys.mode=proclist /proc/cmdline; then
+	for n in $PROC_SIZES; do /bench/proclist \$n; done
 elif grep -q pidsys.mode=parallel /proc/cmdline; then
 	/bench/pidsys fork $PAR_FORKS 5 "$PAR_TABLE"
 else
@@ -109,6 +116,15 @@ part timing && for smp in $SMPS; do
 			info "round $r/$ROUNDS, -smp $smp: $k kernel"
 			boot "$k" "$kernel" "$smp" "-icount shift=0,sleep=off" ""
 		done
+	done
+done
+
+part proclist && for r in $(seq "$ROUNDS"); do
+	for k in pristine patched; do
+		kernel=$pristine
+		[ "$k" = patched ] && kernel=$patched
+		info "round $r/$ROUNDS, -smp 2, /proc listing: $k kernel"
+		boot "$k-proclist" "$kernel" 2 "-icount shift=0,sleep=off" pidsys.mode=proclist
 	done
 done
 
