@@ -108,25 +108,25 @@ boot() {
 }
 
 : > "$out.raw"
-part timing && for smp in $SMPS; do
-	for r in $(seq "$ROUNDS"); do
+# alternate ROUNDS SUFFIX SMP QEMU-ARGS APPEND WHAT: ROUNDS rounds of one
+# boot of each kernel, pristine first; WHAT goes into the progress line.
+alternate() {
+	local rounds=$1 suffix=$2 smp=$3 qargs=$4 append=$5 what=$6 r k kernel
+	for r in $(seq "$rounds"); do
 		for k in pristine patched; do
 			kernel=$pristine
 			[ "$k" = patched ] && kernel=$patched
-			info "round $r/$ROUNDS, -smp $smp: $k kernel"
-			boot "$k" "$kernel" "$smp" "-icount shift=0,sleep=off" ""
+			info "round $r/$rounds, -smp $smp$what: $k kernel"
+			boot "$k$suffix" "$kernel" "$smp" "$qargs" "$append"
 		done
 	done
-done
+}
 
-part proclist && for r in $(seq "$ROUNDS"); do
-	for k in pristine patched; do
-		kernel=$pristine
-		[ "$k" = patched ] && kernel=$patched
-		info "round $r/$ROUNDS, -smp 2, /proc listing: $k kernel"
-		boot "$k-proclist" "$kernel" 2 "-icount shift=0,sleep=off" pidsys.mode=proclist
-	done
+part timing && for smp in $SMPS; do
+	alternate "$ROUNDS" "" "$smp" "-icount shift=0,sleep=off" "" ""
 done
+part proclist &&
+	alternate "$ROUNDS" -proclist 2 "-icount shift=0,sleep=off" pidsys.mode=proclist ", /proc listing"
 
 # lockstat_build TREE NAME: TREE built with bench/lockstat.config in
 # $BUILD/NAME.
@@ -134,14 +134,8 @@ lockstat_build() {
 	kunit_build "$1" "$BUILD/$2" "$RESULTS/bench-$2.log" "$BUILD/pristine.kunitconfig" \
 		"$REPO/kunit/common.config" "$REPO/bench/lockstat.config"
 }
-part parallel && for r in $(seq "$PAR_ROUNDS"); do
-	for k in pristine patched; do
-		kernel=$pristine
-		[ "$k" = patched ] && kernel=$patched
-		info "round $r/$PAR_ROUNDS, -smp 2, plain TCG: $k kernel"
-		boot "$k-parallel" "$kernel" 2 "-accel tcg,thread=multi" pidsys.mode=parallel
-	done
-done
+part parallel &&
+	alternate "$PAR_ROUNDS" -parallel 2 "-accel tcg,thread=multi" pidsys.mode=parallel ", plain TCG"
 
 # Under -icount the hold times are guest instructions: they repeat.
 icount="-icount shift=0,sleep=off"
