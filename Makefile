@@ -15,7 +15,7 @@ SHELL := /bin/bash
 S := scripts
 VARIANT ?= default
 
-.PHONY: all check check-debug harness stress bench-harness check-configs check-prefixes check-kcsan kunit kselftest kselftest-pristine kselftest-run-tests lint checkpatch bench deps base tree series boot clean help mail range-diff
+.PHONY: all check check-debug harness stress bench-harness check-configs check-prefixes check-kcsan check-mutants kunit kselftest kselftest-pristine kselftest-run-tests lint checkpatch bench deps base tree series boot clean help mail range-diff
 
 all:                      ## the main job: apply series/, run KUnit (default variant) in QEMU
 	@$(S)/check.sh kunit-default
@@ -33,6 +33,9 @@ check-configs:            ## the long matrix: KUnit on i386, rt and arm64 64K pa
 
 check-prefixes:           ## every prefix of series/ builds and passes its KUnit suites (x86_64)
 	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-prefixes.sh
+
+check-mutants:            ## every mutant in kunit/mutants/ (one safety measure undone each) fails KUnit or the harness (MUTANTS=glob)
+	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-mutants.sh $(MUTANTS)
 
 check-kcsan:              ## KUnit under the data race detector (kunit/kcsan.config)
 	@$(S)/check.sh kunit-kcsan

@@ -188,6 +188,12 @@ static int wrap_scenario(void *arg)
 	bool wrapped = false;
 
 	CHECK_EQ(getpid(), 1);
+	/*
+	 * The limit this namespace wraps at, set from inside it: 6.12's is
+	 * global, a namespace's own since 6.14 (a new one starts at
+	 * PID_MAX_LIMIT).
+	 */
+	CHECK_EQ(write_long(PID_MAX, c->pid_max), 0);
 	/* A fresh namespace hands out 2, 3, 4, ... */
 	for (prev = 1; prev < RESERVED_PIDS; prev++)
 		CHECK_EQ(fork_reap(), prev + 1);

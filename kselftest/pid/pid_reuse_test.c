@@ -463,6 +463,12 @@ static int pidfd_wrap_scenario(void *arg)
 	int fd, fd2;
 
 	CHECK_EQ(getpid(), 1);
+	/*
+	 * The limit this namespace wraps at, set from inside it: 6.12's is
+	 * global, a namespace's own since 6.14 (a new one starts at
+	 * PID_MAX_LIMIT).
+	 */
+	CHECK_EQ(write_long(PID_MAX, c->pid_max), 0);
 	for (p = 2; p < RESERVED_PIDS; p++)
 		CHECK_EQ(fork_reap(), p);
 	a = spawn_recorder(0);

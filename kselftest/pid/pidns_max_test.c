@@ -3,22 +3,31 @@
  * kernel.pid_max per PID namespace.
  *
  * /proc/sys/kernel/pid_max shows the limit of the PID namespace the
- * reader lives in. A new namespace starts with its parent's value; the
- * owner of a namespace (CAP_SYS_ADMIN in the user namespace that owns it)
- * may set it, also above its parent's. A new process gets a number in
+ * reader lives in. A new namespace starts at PID_MAX_LIMIT, whatever its
+ * parent's value (upstream's d385c8bceb14); the owner of a namespace
+ * (CAP_SYS_ADMIN in the user namespace that owns it) may set it, also
+ * above its parent's. A new process gets a number in
  * every namespace from its own up to the initial one, and each is below
  * that namespace's limit: an ancestor's limit still bounds how many
  * processes a child namespace can hold.
  *
- * inherited: a new namespace reads its parent's value; a write inside it
- *	changes neither the parent nor the initial namespace.
+ * new_ns_limit: a new namespace reads the highest value pid_max accepts,
+ *	not its parent's; a write inside it changes neither the parent nor
+ *	the initial namespace.
+ * host_raise: a namespace made while its parent's limit was low gets the
+ *	room once the parent raises it, with no write of its own.
  * simple: pid_max written in a namespace bounds its numbers across a
  *	wrap.
  * nested_limit: an inner namespace with a higher limit than its parent
  *	holds fewer processes than the parent's limit.
- * nested: a parent namespace full up to its limit fails the inner
- *	namespace's fork() with EAGAIN although the inner one has room; the
- *	inner numbers then wrap below the inner limit.
+ * nested: upstream's scenario as it is: the parent holds outer - 4
+ *	zombies and the inner namespace's init, so exactly one number is
+ *	left: the inner namespace's first fork() gets it, the second fails
+ *	with EAGAIN although the inner one has room; the inner numbers then
+ *	wrap below the inner limit.
+ * full_range_moving: a lone forker moved to another CPU before each
+ *	fork() fills a fresh namespace: it holds pid_max - 2 children (every
+ *	number but 0 and its own) before EAGAIN, and gets them in order.
  * owner_only: a user namespace's root may set pid_max of a PID namespace
  *	its user namespace owns, and may not set the initial namespace's.
  * ns_last_pid: writes above the namespace's own pid_max fail with
@@ -135,34 +144,54 @@ static void release_all(pid_t *pids, int n)
 
 /* ------------------------------------------------------------------ */
 
-static int inherited_inner(void *arg)
+/* The highest value pid_max accepts: PID_MAX_LIMIT, found by writing. */
+static long pid_max_limit(void)
+{
+	long lo = pid_max_min(), hi = 1L << 30;
+
+	/* Largest value that writes: the sysctl refuses the rest. */
+	while (lo < hi) {
+		long mid = lo + (hi - lo + 1) / 2;
+
+		if (write_long(PID_MAX, mid) == 0)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+static int new_ns_inner(void *arg)
 {
 	struct limits *l = arg;
 	long v;
 
+	/* Not the parent's value (l->outer), nor the initial one's. */
 	CHECK_EQ(read_long(PID_MAX, &v), 0);
-	CHECK_EQ(v, l->outer);
+	CHECK(v > l->init_max);
+	CHECK_EQ(pid_max_limit(), v);
 	set_pid_max(l->inner);
 	return 0;
 }
 
-static int inherited_outer(void *arg)
+static int new_ns_outer(void *arg)
 {
 	struct limits *l = arg;
-	long v;
+	long v, limit;
 
-	/* Inherited from the initial namespace, then its own. */
 	CHECK_EQ(read_long(PID_MAX, &v), 0);
-	CHECK_EQ(v, l->init_max);
+	CHECK(v > l->init_max);
+	limit = pid_max_limit();
+	CHECK_EQ(limit, v);
 	set_pid_max(l->outer);
-	CHECK_EQ(run_in_pidns(inherited_inner, l, NS_TIMEOUT_S), 0);
+	CHECK_EQ(run_in_pidns(new_ns_inner, l, NS_TIMEOUT_S), 0);
 	/* The child's write stayed in the child. */
 	CHECK_EQ(read_long(PID_MAX, &v), 0);
 	CHECK_EQ(v, l->outer);
 	return 0;
 }
 
-TEST_F_TIMEOUT(pid, inherited, 200)
+TEST_F_TIMEOUT(pid, new_ns_limit, 200)
 {
 	struct limits l;
 	long v;
@@ -171,10 +200,88 @@ TEST_F_TIMEOUT(pid, inherited, 200)
 	l.outer = pid_max_min() + 100;
 	l.inner = pid_max_min() + 200;
 	SET_PID_MAX(l.init_max);
-	if (!RUN_IN_PIDNS(inherited_outer, &l, NS_TIMEOUT_S))
+	if (!RUN_IN_PIDNS(new_ns_outer, &l, NS_TIMEOUT_S))
 		return;
 	ASSERT_EQ(0, read_long(PID_MAX, &v));
 	ASSERT_EQ(l.init_max, v);
+}
+
+/* ------------------------------------------------------------------ */
+
+/*
+ * Run @fn(@arg) as the init of a new PID namespace that is a direct child
+ * of the caller, as upstream's pid_max.c does, so that the caller's
+ * namespace spends one number on it; wait for it. What @fn returned, or
+ * -1.
+ */
+static int clone_ns(int (*fn)(void *), void *arg)
+{
+	static long stack[(1 << 20) / sizeof(long)];
+	pid_t pid;
+
+	/* glibc's clone() aligns the top of the stack as the ABI wants. */
+	pid = clone(fn, (char *)stack + sizeof(stack), CLONE_NEWPID | SIGCHLD, arg);
+	if (pid < 0)
+		return -1;
+	return wait_exit_ms(pid, NS_TIMEOUT_S * 1000);
+}
+
+struct raise {
+	struct limits l;
+	int ready[2], go[2];
+};
+
+static int host_raise_inner(void *arg)
+{
+	struct raise *r = arg;
+	long n = r->l.outer + 50, i, v;
+	pid_t *pids = calloc(n, sizeof(*pids));
+	char c = 0;
+
+	CHECK(pids);
+	CHECK_EQ(read_long(PID_MAX, &v), 0);
+	CHECK(v > r->l.outer);
+	CHECK_EQ(write(r->ready[1], &c, 1), 1);
+	CHECK_EQ(read(r->go[0], &c, 1), 1);
+	/* More processes than the parent's limit was when we were made. */
+	for (i = 0; i < n; i++) {
+		pids[i] = spawn_pauser();
+		CHECK(pids[i] > 0);
+	}
+	release_all(pids, n);
+	free(pids);
+	return 0;
+}
+
+static int host_raise_outer(void *arg)
+{
+	struct raise *r = arg;
+	pid_t ns;
+	char c;
+
+	set_pid_max(r->l.outer);
+	CHECK_EQ(pipe(r->ready), 0);
+	CHECK_EQ(pipe(r->go), 0);
+	ns = fork();
+	CHECK(ns >= 0);
+	if (ns == 0)
+		_exit(clone_ns(host_raise_inner, r));
+	CHECK_EQ(read(r->ready[0], &c, 1), 1);
+	/* The "host" raises its limit after the namespace was made. */
+	set_pid_max(r->l.inner);
+	CHECK_EQ(write(r->go[1], &c, 1), 1);
+	CHECK_EQ(wait_exit_ms(ns, NS_TIMEOUT_S * 1000), 0);
+	return 0;
+}
+
+TEST_F_TIMEOUT(pid, host_raise, 200)
+{
+	struct raise r = {
+		.l.outer = pid_max_min() + 100,
+		.l.inner = pid_max_min() + 300,
+	};
+
+	RUN_IN_PIDNS(host_raise_outer, &r, NS_TIMEOUT_S);
 }
 
 /* ------------------------------------------------------------------ */
@@ -264,11 +371,19 @@ static int nested_inner(void *arg)
 
 	/* Inner limit above the outer one: the outer still bounds. */
 	set_pid_max(l->inner);
-	first = spawn_pauser();
-	CHECK(first > 0);
-	second = spawn_pauser();
-	CHECK_EQ(second, -EAGAIN);
-	release_all(&first, 1);
+	first = fork();
+	if (first == 0)
+		_exit(0);
+	if (first < 0) {
+		fprintf(stderr, "# the last number of the parent namespace was not handed out\n");
+		return 20;
+	}
+	second = fork();
+	if (second == 0)
+		_exit(0);
+	CHECK_EQ(wait_exit_ms(first, PID_TIMEOUT_MS), 0);
+	CHECK(second < 0);
+	CHECK_EQ(errno, EAGAIN);
 
 	for (i = 0; i < l->inner + 10; i++) {
 		pid_t pid = fork_checked(NULL, NULL);
@@ -283,21 +398,23 @@ static int nested_outer(void *arg)
 {
 	struct limits *l = arg;
 	pid_t *pids = calloc(l->outer, sizeof(*pids));
-	int n, err, rc;
+	int n, rc;
 
 	CHECK(pids);
 	set_pid_max(l->outer);
 	/*
-	 * Fill the namespace but for two numbers: one for the inner
-	 * namespace's init (run_in_pidns() forks it from a child of ours,
-	 * which takes a third) and one for its first process.
+	 * outer - 4 zombies: with this init, the inner namespace's init and
+	 * 0, one number is left for the inner namespace's first process.
 	 */
-	n = hold_until_full(pids, l->outer, &err);
-	CHECK_EQ(err, EAGAIN);
-	CHECK(n >= 3);
-	release_all(pids + n - 3, 3);
-	rc = run_in_pidns(nested_inner, l, NS_TIMEOUT_S);
-	release_all(pids, n - 3);
+	for (n = 0; n < l->outer - 4; n++) {
+		pids[n] = fork();
+		CHECK(pids[n] >= 0);
+		if (pids[n] == 0)
+			_exit(0);
+	}
+	rc = clone_ns(nested_inner, l);
+	for (n = 0; n < l->outer - 4; n++)
+		CHECK_EQ(wait_exit_ms(pids[n], PID_TIMEOUT_MS), 0);
 	free(pids);
 	return rc;
 }
@@ -310,6 +427,45 @@ TEST_F_TIMEOUT(pid, nested, 200)
 	};
 
 	RUN_IN_PIDNS(nested_outer, &l, NS_TIMEOUT_S);
+}
+
+/* ------------------------------------------------------------------ */
+
+static int full_range_ns(void *arg)
+{
+	struct limits *l = arg;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN), n, out_of_order = 0;
+	pid_t *pids = calloc(l->outer, sizeof(*pids));
+
+	CHECK(pids);
+	if (ncpu < 2)
+		return NS_ONE_CPU;
+	set_pid_max(l->outer);
+	for (n = 0; n < l->outer; n++) {
+		CHECK(run_on_cpu(n % ncpu));
+		pids[n] = spawn_pauser();
+		if (pids[n] < 0)
+			break;
+		if (n && pids[n] != pids[n - 1] + 1)
+			out_of_order++;
+	}
+	CHECK(n < l->outer);
+	CHECK_EQ(pids[n], -EAGAIN);
+	if (n != l->outer - 2 || out_of_order)
+		fprintf(stderr, "# %ld children before EAGAIN (want %ld), %ld out of order\n",
+			n, l->outer - 2, out_of_order);
+	CHECK_EQ(n, l->outer - 2);
+	CHECK_EQ(out_of_order, 0);
+	release_all(pids, n);
+	free(pids);
+	return 0;
+}
+
+TEST_F_TIMEOUT(pid, full_range_moving, 200)
+{
+	struct limits l = { .outer = pid_max_min() + 100 };
+
+	RUN_IN_PIDNS(full_range_ns, &l, NS_TIMEOUT_S);
 }
 
 /* ------------------------------------------------------------------ */

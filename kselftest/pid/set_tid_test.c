@@ -502,10 +502,10 @@ static int ns_last_pid_scenario(void *arg)
 }
 
 /*
- * ns_last_pid with forks on two CPUs, each of which hands out numbers
- * from a window of its own: after a write of N - 1 the next fork gets N
- * on either CPU (CRIU's restore), and a read gives a number that was
- * handed out, never one that was not.
+ * ns_last_pid with a task forking alone on two CPUs in turn: after a write
+ * of N - 1 the next fork gets N on either CPU (CRIU's restore), the forks
+ * after it N + 1, N + 2, ... whichever CPU they run on, and a read gives
+ * the number handed out last.
  */
 static int ns_last_pid_cpus_scenario(void *arg)
 {
@@ -513,16 +513,17 @@ static int ns_last_pid_cpus_scenario(void *arg)
 	pid_t a, b, l;
 
 	CHECK_EQ(getpid(), 1);
-	/* Two CPUs this task may run on (run_in_pidns() pinned it to one). */
+	/* Two CPUs this task may run on. */
 	for (i = 0; i < CPU_SETSIZE && n < 2; i++)
 		if (run_on_cpu(i))
 			cpu[n++] = i;
 	if (n < 2)
 		return NS_ONE_CPU;
-	/* Each CPU opens windows. */
+	/* Alone: consecutive numbers on both CPUs. */
+	a = fork_reap();
 	for (i = 0; i < 200; i++) {
 		CHECK(run_on_cpu(cpu[i % 2]));
-		CHECK(fork_reap() > 1);
+		CHECK_EQ(fork_reap(), a + 1 + i);
 	}
 	for (i = 0; i < 4; i++) {
 		long want = 5000 + 1000 * i;
@@ -533,15 +534,15 @@ static int ns_last_pid_cpus_scenario(void *arg)
 		CHECK_EQ(last_pid(), want);
 		CHECK_EQ(fork_reap(), want + 1);
 		CHECK(run_on_cpu(cpu[(i + 1) % 2]));
-		/* The other CPU's window ended with the write: after it. */
-		CHECK(fork_reap() > want + 1);
+		CHECK_EQ(fork_reap(), want + 2);
 	}
 	CHECK(run_on_cpu(cpu[0]));
 	a = fork_reap();
 	CHECK(run_on_cpu(cpu[1]));
 	b = fork_reap();
 	l = last_pid();
-	CHECK(l == a || l == b);
+	CHECK_EQ(b, a + 1);
+	CHECK_EQ(l, b);
 	return 0;
 }
 
