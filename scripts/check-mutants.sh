@@ -46,7 +46,8 @@ for m in "${mutants[@]}"; do
 	if "$REPO/scripts/kunit.sh" default > "$RESULTS/mutant-$name.log" 2>&1; then
 		info "KUnit: every case passed"
 	else
-		failed=$(sed -n 's/^ *FAILED: \([^ ]*\).*/\1/p' "$RESULTS/mutant-$name.log" | sort -u | tr '\n' ' ')
+		failed=$(sed -n 's/^ *FAILED: \(.*\) ([A-Z]*)$/\1/p' "$RESULTS/mutant-$name.log" | sort -u |
+			paste -sd ';')
 		if [ -z "$failed" ] && grep -q "kernel bug report" "$RESULTS/mutant-$name.log"; then
 			failed="a kernel bug report in the log"
 		fi
