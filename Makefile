@@ -15,7 +15,7 @@ SHELL := /bin/bash
 S := scripts
 VARIANT ?= default
 
-.PHONY: all check check-debug harness stress bench-harness check-configs check-prefixes check-kcsan check-mutants kunit kselftest kselftest-pristine kselftest-run-tests lint checkpatch bench deps base tree series boot clean help mail range-diff
+.PHONY: all check check-debug harness stress bench-harness check-configs check-clients bench-clients check-prefixes check-kcsan check-mutants kunit kselftest kselftest-pristine kselftest-run-tests lint checkpatch bench deps base tree series boot clean help mail range-diff
 
 all:                      ## the main job: apply series/, run KUnit (default variant) in QEMU
 	@$(S)/check.sh kunit-default
@@ -30,6 +30,12 @@ check-debug:              ## KUnit and the kselftests on the debug kernel (KASAN
 check-configs:            ## the long matrix: KUnit on i386, rt and arm64 64K pages; defconfig/allnoconfig links, i386, PREEMPT_RT builds; kselftest-run-tests
 	@DEPS=arm64 $(S)/check.sh run-tests kunit-i386 cfg-x86_64-defconfig-vmlinux cfg-x86_64-allnoconfig \
 		cfg-i386-defconfig cfg-x86_64-rt kunit-rt kunit-arm64-64k
+
+check-clients:            ## CRIU, systemd, containers, procps on pristine 6.12 and on the series, side by side in guests of this machine's Debian (VARIANTS='default debug', SCENARIOS=glob)
+	@$(S)/deps.sh clients && $(S)/base.sh && $(S)/prepare-test-tree.sh && $(S)/clients.sh $(VARIANTS)
+
+bench-clients:            ## time ps -e and top -b -n 1 with 100,000 threads on pristine 6.12 and on the series (-icount guests; THREADS=n; not a test)
+	@$(S)/deps.sh clients && $(S)/base.sh && $(S)/prepare-test-tree.sh && $(S)/clients.sh timing
 
 check-prefixes:           ## every prefix of series/ builds and passes its KUnit suites (x86_64)
 	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-prefixes.sh

@@ -3,7 +3,8 @@
 # deps.sh [GROUP...]: install whatever the pipeline needs from Debian's
 # archive, and only that, then check that every command the scripts call
 # is there. GROUP adds packages for one target: 'arm64' (the 64 KiB page
-# KUnit kernel of 'make check-configs'), 'mail' (b4, for 'make mail').
+# KUnit kernel of 'make check-configs'), 'clients' (what 'make
+# check-clients' runs in its guests), 'mail' (b4, for 'make mail').
 . "$(dirname "$0")/lib.sh"
 
 PACKAGES=(
@@ -30,6 +31,9 @@ for group in "$@"; do
 	case $group in
 	arm64)	PACKAGES+=(gcc-aarch64-linux-gnu qemu-system-arm)
 		COMMANDS+=(aarch64-linux-gnu-gcc qemu-system-aarch64) ;;
+	clients) PACKAGES+=(criu systemd systemd-container procps psmisc util-linux python3)
+		COMMANDS+=(criu systemd-nspawn systemd-run ps top pgrep pstree pidof renice ionice unshare setpriv taskset)
+		;;
 	mail)	PACKAGES+=(b4)
 		COMMANDS+=(b4) ;;
 	*)	die "deps.sh: unknown group '$group'" ;;

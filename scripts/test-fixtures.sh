@@ -9,11 +9,18 @@
 #                      an empty .counts file, "STEP" none); the first line
 #                      of its output (package version) is left out
 #   bench/NAME.raw     bench-table.py NAME.raw (bench-system.sh's raw lines)
+#   clients/NAME.results  clients-verdict.sh on the two guests' results
+#                      that NAME.results describes, a line each: "KERNEL
+#                      ok|fail NAME" (a TAP line), "KERNEL log NAME TEXT"
+#                      (a line of NAME/log), "KERNEL compare NAME FILE
+#                      TEXT" (a line of NAME/compare/FILE), "KERNEL
+#                      console TEXT"; the scenarios are those named
 # A fixture names its rule in a "# rule:" line (JSON: "comment"). Prints
 # "ok"/"not ok" per fixture and a diff for each that differs, records the
 # step scripts-selftest and exits 1 on any difference.
 #   UPDATE=1   write every NAME.expected from the output (review the diff)
-#   KUNIT_COUNT=, TAP_COUNT=, SUMMARY=, BENCH_TABLE=  other copies of the
+#   KUNIT_COUNT=, TAP_COUNT=, SUMMARY=, BENCH_TABLE=, CLIENTS_VERDICT=
+#              other copies of the
 #              scripts to test
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/fixtures.sh"
@@ -23,6 +30,7 @@ KUNIT_COUNT=$(realpath "${KUNIT_COUNT:-$REPO/scripts/kunit-count.py}")
 TAP_COUNT=$(realpath "${TAP_COUNT:-$REPO/scripts/tap-count.py}")
 SUMMARY=$(realpath "${SUMMARY:-$REPO/scripts/summary.sh}")
 BENCH_TABLE=$(realpath "${BENCH_TABLE:-$REPO/scripts/bench-table.py}")
+CLIENTS_VERDICT=$(realpath "${CLIENTS_VERDICT:-$REPO/scripts/clients-verdict.sh}")
 
 # summary STEPS: summary.sh on the steps and counts of the file STEPS, in
 # a work directory of its own.
@@ -42,6 +50,29 @@ summary() {
 	WORK=$work PKG=dpkg "$SUMMARY" "${steps[@]}" | sed 1d
 }
 
+# clients RESULTS: clients-verdict.sh on the guests' results that the
+# file RESULTS describes, built in a work directory of its own.
+clients() {
+	local work=$FIXTURE_TMP/clients k what name rest n=0 names=()
+	rm -rf "$work"
+	mkdir -p "$work/v-pristine" "$work/v-series"
+	while read -r k what name rest; do
+		[[ $k =~ ^(#|$) ]] && continue
+		mkdir -p "$work/v-$k/$name/compare"
+		case $what in
+		ok|fail)
+			n=$((n + 1))
+			if [ "$what" = ok ]; then echo "ok $n $name"; else echo "not ok $n $name # failed"; fi \
+				>> "$work/v-$k/tap.txt"
+			[[ " ${names[*]} " == *" $name "* ]] || names+=("$name") ;;
+		log)	echo "$rest" >> "$work/v-$k/$name/log" ;;
+		compare) echo "${rest#* }" >> "$work/v-$k/$name/compare/${rest%% *}" ;;
+		console) echo "$name $rest" >> "$work/v-$k/console" ;;
+		esac
+	done < "$1"
+	(cd "$work" && "$CLIENTS_VERDICT" v "${names[@]}")
+}
+
 # run KIND NAME: fixture NAME through its script (in the fixture's directory).
 run() {
 	local kind=$1 name=$2 args=()
@@ -57,12 +88,14 @@ run() {
 		summary "$name.steps" ;;
 	bench)
 		python3 "$BENCH_TABLE" "$name.raw" ;;
+	clients)
+		clients "$name.results" ;;
 	esac
 }
 
 fixtures=()
 for f in "$tests"/kunit/*.json "$tests"/tap/*.tap "$tests"/summary/*.steps \
-		"$tests"/bench/*.raw; do
+		"$tests"/bench/*.raw "$tests"/clients/*.results; do
 	[ ! -e "$f" ] || fixtures+=("$f")
 done
 echo "1..${#fixtures[@]}"
