@@ -15,23 +15,25 @@ ulimit -u unlimited 2>/dev/null || ulimit -u "$(ulimit -H -u)"
 mkfifo /tmp/idle-$$ && exec 9<> /tmp/idle-$$ && rm -f /tmp/idle-$$
 nap() { read -r -t "${1:-0.1}" -u 9; }
 
-# count FIELD VALUE: how many processes have VALUE as field FIELD of
-# /proc/PID/stat (5: pgid, 6: sid; 2 is the comm, without spaces here).
+# count FIELD VALUE: set $counted to how many processes have VALUE as
+# field FIELD of /proc/PID/stat (5: pgid, 6: sid; 2 is the comm, without
+# spaces here). Not echoed: a $(...) would fork, and take a number each
+# time it waits.
 count() {
-	local f line n=0 a
+	local f line a
+	counted=0
 	for f in /proc/[0-9]*/stat; do
-		read -r line < "$f" 2>/dev/null || continue
+		read -r line 2>/dev/null < "$f" || continue
 		read -ra a <<< "$line"
-		[ "${a[$1 - 1]}" = "$2" ] && n=$((n + 1))
+		[ "${a[$1 - 1]}" = "$2" ] && counted=$((counted + 1))
 	done
-	echo $n
 }
 # execed SID COMM: no process of session SID but its leader is still
 # named COMM, the leader's name: every child has run its exec().
 execed() {
 	local f line a
 	for f in /proc/[0-9]*/stat; do
-		read -r line < "$f" 2>/dev/null || continue
+		read -r line 2>/dev/null < "$f" || continue
 		read -ra a <<< "$line"
 		[ "${a[5]}" = "$1" ] && [ "${a[0]}" != "$1" ] && [ "${a[1]}" = "($2)" ] && return 1
 	done
@@ -41,7 +43,8 @@ execed() {
 until_count() {
 	local i
 	for ((i = 0; i < 3000; i++)); do
-		[ "$(count "$1" "$2")" -ge "$3" ] && return 0
+		count "$1" "$2"
+		[ "$counted" -ge "$3" ] && return 0
 		nap
 	done
 	echo "population: count $1 $2 did not reach $3" >&2
@@ -50,7 +53,8 @@ until_count() {
 until_none() {
 	local i
 	for ((i = 0; i < 3000; i++)); do
-		[ "$(count "$1" "$2")" -eq 0 ] && return 0
+		count "$1" "$2"
+		[ "$counted" -eq 0 ] && return 0
 		nap
 	done
 	echo "population: count $1 $2 did not reach 0" >&2

@@ -62,6 +62,8 @@ boot() {
 	gcc -O2 -Wall -pthread -o "$dir/bin/threads" "$REPO/clients/src/threads.c"
 	say "clients: booting $kernel ($variant) on this machine's root (console: $dir/console)"
 	start=$(date +%s)
+	# The TAP file exists before tail follows it.
+	: > "$dir/tap"
 	timeout "${GUEST_TIMEOUT:-$([ "$variant" = debug ] && echo 7200 || echo 3600)}" \
 		qemu-system-x86_64 -nodefaults -no-reboot -display none -m 6144 -smp 2 -bios qboot.rom "${extra[@]}" \
 		-kernel "$out/arch/x86/boot/bzImage" \
