@@ -382,8 +382,9 @@ series_topic() {
 # commit_patches [--exact] PARENT FILE...: the patch files applied, in
 # order, on PARENT as commits of the editing tree's repository, with no
 # checkout: each goes through git mailinfo (author, date and message, as
-# git am takes them; CRs at line ends are dropped, as git am drops them),
-# git apply --cached on a temporary index and git commit-tree. Prints the
+# git am takes them, and the notes between the message's own "---" and
+# the diffstat, which git am drops; CRs at line ends are dropped, as git
+# am drops them), git apply --cached on a temporary index and git commit-tree. Prints the
 # last commit's id (PARENT when there is no file). A patch that does not
 # apply stops it with an error that names the patch and the hunks; with
 # --exact, so does one with a hunk that applies only at an offset (git
@@ -414,7 +415,12 @@ commit_patches() (
 			die "${f##*/} applies only at an offset (above): regenerate it from the editing tree with 'make series'"
 		fi
 		tree=$(git -C "$TREE" write-tree)
-		parent=$({ field Subject; echo; cat "$tmp/msg"; } | git stripspace |
+		# Notes below the message's own "---" (how it was tested), which
+		# git am drops, stay in the commit: format-patch gives them back.
+		awk '/^diff --git /{exit} /^---$/{if (++n == 2) {printf "%s", notes; exit} next}
+			n == 1 {notes = notes $0 "\n"}' "$tmp/patch" > "$tmp/notes"
+		parent=$({ field Subject; echo; cat "$tmp/msg"
+			if [ -s "$tmp/notes" ]; then echo ---; cat "$tmp/notes"; fi; } | git stripspace |
 			GIT_AUTHOR_NAME=$(field Author) GIT_AUTHOR_EMAIL=$(field Email) \
 			GIT_AUTHOR_DATE=$(field Date) git -C "$TREE" commit-tree "$tree" -p "$parent") ||
 			die "git commit-tree failed for ${f##*/}"

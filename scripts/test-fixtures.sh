@@ -15,6 +15,10 @@
 #                      (a line of NAME/log), "KERNEL compare NAME FILE
 #                      TEXT" (a line of NAME/compare/FILE), "KERNEL
 #                      console TEXT"; the scenarios are those named
+#   patches/NAME.patch commit_patches (lib.sh) applies it on an empty
+#                      commit of a scratch repository, git format-patch
+#                      exports that commit again: prints the message kept
+#                      and the difference of the export from NAME.patch
 # A fixture names its rule in a "# rule:" line (JSON: "comment"). Prints
 # "ok"/"not ok" per fixture and a diff for each that differs, records the
 # step scripts-selftest and exits 1 on any difference.
@@ -73,6 +77,21 @@ clients() {
 	(cd "$work" && "$CLIENTS_VERDICT" v "${names[@]}")
 }
 
+# patches PATCH: the round trip of series/ (make tree, then make series)
+# for one patch, in a scratch repository.
+patches() {
+	local repo=$FIXTURE_TMP/repo commit
+	rm -rf "$repo"
+	git init -q "$repo"
+	git -C "$repo" -c user.name=fixture -c user.email=fixture@example.org \
+		commit -q --allow-empty -m base
+	commit=$(TREE=$repo commit_patches --exact HEAD "$1") || return 1
+	git -C "$repo" log -1 --format=%B "$commit"
+	echo "--- export against $1"
+	git -C "$repo" format-patch -1 --zero-commit --no-signature -N --stdout "$commit" |
+		diff "$1" - && echo identical
+}
+
 # run KIND NAME: fixture NAME through its script (in the fixture's directory).
 run() {
 	local kind=$1 name=$2 args=()
@@ -90,12 +109,14 @@ run() {
 		python3 "$BENCH_TABLE" "$name.raw" ;;
 	clients)
 		clients "$name.results" ;;
+	patches)
+		patches "$name.patch" ;;
 	esac
 }
 
 fixtures=()
 for f in "$tests"/kunit/*.json "$tests"/tap/*.tap "$tests"/summary/*.steps \
-		"$tests"/bench/*.raw "$tests"/clients/*.results; do
+		"$tests"/bench/*.raw "$tests"/clients/*.results "$tests"/patches/*.patch; do
 	[ ! -e "$f" ] || fixtures+=("$f")
 done
 echo "1..${#fixtures[@]}"
