@@ -37,7 +37,7 @@ check-clients:            ## CRIU, systemd, containers, procps on pristine 6.12 
 bench-clients:            ## time ps -e and top -b -n 1 with 100,000 threads on pristine 6.12 and on the series (-icount guests; THREADS=n; not a test)
 	@$(S)/deps.sh clients && $(S)/base.sh && $(S)/prepare-test-tree.sh && $(S)/clients.sh timing
 
-check-prefixes:           ## every prefix of series/ builds and passes its KUnit suites (x86_64)
+check-prefixes:           ## every prefix of series/ builds and passes its KUnit suites (x86_64), and its pid selftests where the prefix changes them
 	@$(S)/deps.sh && $(S)/base.sh && $(S)/check-prefixes.sh
 
 check-mutants:            ## every mutant in kunit/mutants/ (one safety measure undone each) fails KUnit or the harness (MUTANTS=glob)

@@ -17,14 +17,17 @@
 #   KSFT_ARGS=.. arguments for the one program T names
 #                (T=pid/session_test KSFT_ARGS='-t setsid_new_session')
 #   SRC=tree     the kernel and selftests of the editing tree (lib.sh)
+#   NAME=n       result name (default: VARIANT, tree-VARIANT with SRC=tree)
+#   OUT=dir      the build directory whose kernel boots (default:
+#                $BUILD/NAME), as kunit.sh takes them
 # kselftest/skips.txt can leave out, per variant, cases its kernel is too
 # slow for under TCG.
 . "$(dirname "$0")/lib.sh"
 
 variant=${1:-default}
 ktree=$(src_dir)
-name=$(build_name "$variant")
-out=$BUILD/$name
+name=${NAME:-$(build_name "$variant")}
+out=${OUT:-$BUILD/$name}
 guest_arch "$variant"
 if [ -z "${PRISTINE:-}" ]; then
 	lock "$ktree" "$out"
