@@ -83,8 +83,11 @@ patches() {
 	local repo=$FIXTURE_TMP/repo commit
 	rm -rf "$repo"
 	git init -q "$repo"
-	git -C "$repo" -c user.name=fixture -c user.email=fixture@example.org \
-		commit -q --allow-empty -m base
+	# An identity of the scratch repository's own: the output must not
+	# depend on whether the machine has one (a fresh one has none).
+	git -C "$repo" config user.name fixture
+	git -C "$repo" config user.email fixture@example.org
+	git -C "$repo" commit -q --allow-empty -m base
 	commit=$(TREE=$repo commit_patches --exact HEAD "$1") || return 1
 	git -C "$repo" log -1 --format=%B "$commit"
 	echo "--- export against $1"
