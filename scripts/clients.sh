@@ -12,7 +12,8 @@
 #   VARIANT        default and/or debug (default: both); timing: 'ps -e'
 #                  and 'top -b -n 1' with 100,000 threads (THREADS=n) on
 #                  both kernels under -icount, and their ratios
-#                  ('make bench-clients'; not a test)
+#                  ('make bench-clients'; not a test), on one vCPU
+#                  (TIMING_SMP=n for more)
 #   SCENARIOS=glob only these scenarios (e.g. SCENARIOS='2*')
 #   GUEST_TIMEOUT  seconds per guest (default: 3600, debug 7200)
 #   KERNELS=series only one of the two kernels (series or pristine): its
@@ -50,10 +51,13 @@ build() {
 # boot VARIANT KERNEL OUT: run the scenarios in a guest of OUT's kernel;
 # for the timing variant, clients/timing under -icount instead.
 boot() {
-	local variant=$1 kernel=$2 out=$3 dir=$top/$1-$2 rc=0 start extra=() append=
+	local variant=$1 kernel=$2 out=$3 dir=$top/$1-$2 rc=0 start extra=() append= smp=2
 	[ "$variant" != debug ] || append=" pidmap.slow=4"
 	if [ "$variant" = timing ]; then
+		# One vCPU: with two, QEMU switches between them on a host
+		# timer, and the -icount clock then depends on host time.
 		extra=(-icount shift=0,sleep=off)
+		smp=${TIMING_SMP:-1}
 		append=" pidmap.mode=timing${THREADS:+ pidmap.threads=$THREADS}"
 	fi
 	rm -rf "$dir"
@@ -65,7 +69,7 @@ boot() {
 	# The TAP file exists before tail follows it.
 	: > "$dir/tap"
 	timeout "${GUEST_TIMEOUT:-$([ "$variant" = debug ] && echo 7200 || echo 3600)}" \
-		qemu-system-x86_64 -nodefaults -no-reboot -display none -m 6144 -smp 2 -bios qboot.rom "${extra[@]}" \
+		qemu-system-x86_64 -nodefaults -no-reboot -display none -m 6144 -smp "$smp" -bios qboot.rom "${extra[@]}" \
 		-kernel "$out/arch/x86/boot/bzImage" \
 		-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap \
 		-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root \
@@ -88,7 +92,7 @@ boot() {
 timing() {
 	local f=$top/timing.txt tool
 	: > "$f"
-	for tool in "ps -e" "top -b -n 1"; do
+	for tool in "ps -e" "top -b -n 1" "ps -e cpu" "top -b -n 1 cpu"; do
 		python3 - "$tool" "$top/timing-pristine/timing.txt" "$top/timing-series/timing.txt" >> "$f" <<'PY' ||
 import statistics, sys
 tool, a, b = sys.argv[1:4]
