@@ -52,7 +52,15 @@ build() {
 # for the timing variant, clients/timing under -icount instead.
 boot() {
 	local variant=$1 kernel=$2 out=$3 dir=$top/$1-$2 rc=0 start extra=() append= smp=2
-	[ "$variant" != debug ] || append=" pidmap.slow=4"
+	if [ "$variant" = debug ]; then
+		append=" pidmap.slow=4"
+		# q35, not the default i440fx: i440fx's _PRT is an AML While
+		# loop, which the debug kernel's ACPI interpreter (KASAN,
+		# lockdep, TCG) did not finish within ACPICA's 30-second loop
+		# limit. The virtio-9p devices then had no interrupt and the
+		# root never mounted. q35's _PRT is a static table.
+		extra=(-machine q35)
+	fi
 	if [ "$variant" = timing ]; then
 		# One vCPU: with two, QEMU switches between them on a host
 		# timer, and the -icount clock then depends on host time.
