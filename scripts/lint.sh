@@ -25,15 +25,17 @@ lock "$CHECK" "$WORK/pristine" "$patched" "$lint"
 rm -f "$RESULTS/$step.counts"
 mkdir -p "$out" "$lint"
 base=$(base_tag)
+# tools/ is not part of the kernel's build (the harness and the selftests
+# have their own -Werror builds).
 files=$(git -C "$CHECK" diff --name-only --diff-filter=AM "$base" HEAD -- '*.c' |
-	grep -v '^arch/' || true)
+	grep -v -e '^arch/' -e '^tools/' || true)
 [ -n "$files" ] || die "the series touches no C file"
 
 pristine=$(pristine_worktree)
 if ! cmp -s "$patched/.config" "$lint/.config"; then
 	say "lint: preparing pristine $base in $lint with the .config of $patched"
 	cp "$patched/.config" "$lint/.config"
-	make -s -C "$pristine" O="$lint" "${margs[@]}" CC="ccache gcc" olddefconfig prepare \
+	make -s -j"$JOBS" -C "$pristine" O="$lint" "${margs[@]}" CC="ccache gcc" olddefconfig prepare \
 		> "$out/prepare.log" 2>&1 || die "pristine prepare failed: see $out/prepare.log"
 fi
 
@@ -51,14 +53,19 @@ warnings() {
 
 # in_config F: is F's object part of $patched's configuration? Its object
 # is there after a build; after only 'make prepare' (build-config.sh), the
-# obj-y or obj-$(CONFIG_X) line of its directory's Makefile tells (whether
-# the directory itself is built is not checked).
+# obj-y or obj-$(CONFIG_X) line of the Makefile of its directory, or of the
+# nearest one above it (kernel/Makefile builds tests/pidmap/pid_kunit.o),
+# tells (whether that directory itself is built is not checked).
 in_config() {
-	local f=$1 o sym
+	local f=$1 d o sym
 	[ -f "$patched/${f%.c}.o" ] && return 0
 	[ -f "$patched/.prepare-only" ] || return 1
-	o=$(basename "${f%.c}").o
-	sym=$(sed -e ':a' -e '/\\$/N; s/\\\n/ /; ta' "$CHECK/$(dirname "$f")/Makefile" |
+	d=$(dirname "$f") o=$(basename "${f%.c}").o
+	while [ ! -f "$CHECK/$d/Makefile" ]; do
+		[ "$d" != . ] || return 1
+		o=$(basename "$d")/$o d=$(dirname "$d")
+	done
+	sym=$(sed -e ':a' -e '/\\$/N; s/\\\n/ /; ta' "$CHECK/$d/Makefile" |
 		awk -v o="$o" '{ for (i = 3; i <= NF; i++) if ($i == o) { print $1; exit } }')
 	case $sym in
 	'obj-$(CONFIG_'*)
@@ -78,8 +85,10 @@ for f in $files; do
 		continue
 	fi
 	base_out=$out/$(echo "$f" | tr / _)
-	warnings "$CHECK" "$patched" "$f" > "$base_out.patched"
+	# The two trees build in their own directories: side by side.
+	warnings "$CHECK" "$patched" "$f" > "$base_out.patched" &
 	warnings "$pristine" "$lint" "$f" > "$base_out.pristine"
+	wait $!
 	added=$(comm -23 "$base_out.patched" "$base_out.pristine")
 	n=$(printf '%s' "$added" | grep -c . || true)
 	old=$(wc -l < "$base_out.pristine")
