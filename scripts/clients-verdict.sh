@@ -64,23 +64,18 @@ echo "$both passed on both, $regressions regressions, $fails fail on both, $fixe
 # against.
 reports() {
 	tr -d '\r' < "$1" | awk -v re="$KERNEL_BUGS" '
-		function flush(i, loc, all) {
-			loc = ""; all = b[0]
-			for (i = 1; i < nb; i++) {
-				all = all " | " b[i]
-				if (loc == "" && b[i] ~ /[A-Za-z0-9_.\/-]+\.[ch]:[0-9]+/) loc = " | " b[i]
-			}
-			if (!((b[0] loc) in seen)) { seen[b[0] loc] = 1; print b[0] loc "\t" all }
-			nb = 0
-		}
 		BEGIN { nw = 0 }
 		{ for (j = 0; j < nw; j++) if (w[j] > 0) { blk[j] = blk[j] "\n" $0; w[j]-- } }
 		$0 ~ re { blk[nw] = $0; w[nw] = 4; nw++ }
 		END {
 			for (j = 0; j < nw; j++) {
 				nb = split(blk[j], b, "\n")
-				for (i = 0; i < nb; i++) b[i] = b[i + 1]
-				flush()
+				loc = ""; all = b[1]
+				for (i = 2; i <= nb; i++) {
+					all = all " | " b[i]
+					if (loc == "" && b[i] ~ /[A-Za-z0-9_.\/-]+\.[ch]:[0-9]+/) loc = " | " b[i]
+				}
+				if (!((b[1] loc) in seen)) { seen[b[1] loc] = 1; print b[1] loc "\t" all }
 			}
 		}'
 }
